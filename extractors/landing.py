@@ -1,0 +1,244 @@
+"""The one writer of raw batches.
+
+Every extractor hands its parse result here. A batch is written as one Parquet file per raw
+table under `<home>/raw/<table>/<batch_id>.parquet`, its rejected records to
+`<home>/raw/quarantine/<batch_id>.parquet`, and last a manifest row to
+`<home>/raw/batches/<batch_id>.parquet`. dbt staging only reads rows whose batch has a
+manifest, so a crash mid-write never exposes half a batch. The batch id is a hash of the
+source, the parse options and the content, so landing the same content twice is a no-op.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import hashlib
+import importlib
+import pkgutil
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from extractors.records import ParseResult, Rejected, arrow_schema, to_table
+
+BATCHES_TABLE = "batches"
+QUARANTINE_TABLE = "quarantine"
+EMPTY_FILE = "_empty.parquet"
+
+
+@dataclass(frozen=True)
+class BatchRow:
+    """The manifest of one landed batch."""
+
+    batch_id: str
+    source: str
+    file: str
+    content_sha256: str
+    options: str
+    extracted_at: dt.datetime
+    landed_at: dt.datetime
+    records_read: int
+    records_landed: int
+    records_quarantined: int
+    rows_written: int
+
+
+@dataclass(frozen=True)
+class QuarantineRow:
+    batch_id: str
+    source: str
+    file: str
+    line: int
+    field: str
+    reason: str
+    raw: str
+    quarantined_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class LandingReport:
+    batch_id: str
+    source: str
+    file: str
+    records_read: int
+    records_landed: int
+    records_quarantined: int
+    rows_by_table: Mapping[str, int]
+    already_landed: bool
+    rejected: tuple[Rejected, ...] = ()
+
+    def summary(self) -> str:
+        if self.already_landed:
+            return (
+                f"{self.file}: already landed as batch {self.batch_id}; nothing to do "
+                f"(read {self.records_read}, landed {self.records_landed}, "
+                f"quarantined {self.records_quarantined})"
+            )
+        rows = ", ".join(f"{t} {n}" for t, n in sorted(self.rows_by_table.items()))
+        return (
+            f"{self.file}: read {self.records_read}, landed {self.records_landed}, "
+            f"quarantined {self.records_quarantined} -> batch {self.batch_id} ({rows or 'no rows'})"
+        )
+
+
+def raw_tables() -> dict[str, type]:
+    """Every raw table any extractor declares (`RAW_TABLES` in `extractors/<source>/records.py`)."""
+    import extractors
+
+    tables: dict[str, type] = {BATCHES_TABLE: BatchRow, QUARANTINE_TABLE: QuarantineRow}
+    for module in pkgutil.iter_modules(extractors.__path__):
+        if not module.ispkg:
+            continue
+        try:
+            records = importlib.import_module(f"extractors.{module.name}.records")
+        except ModuleNotFoundError:
+            continue
+        tables.update(getattr(records, "RAW_TABLES", {}))
+    return tables
+
+
+def _landed_schema(table: str, record_type: type) -> pa.Schema:
+    """A record's schema plus the `batch_id` every evidence row carries."""
+    schema = arrow_schema(record_type)
+    if table in (BATCHES_TABLE, QUARANTINE_TABLE):
+        return schema
+    return schema.append(pa.field("batch_id", pa.string()))
+
+
+def raw_dir(home: Path) -> Path:
+    return home / "raw"
+
+
+def ensure_layout(home: Path) -> None:
+    """Create every raw table folder with a zero-row file, so dbt can read empty sources."""
+    for table, record_type in raw_tables().items():
+        folder = raw_dir(home) / table
+        folder.mkdir(parents=True, exist_ok=True)
+        empty = folder / EMPTY_FILE
+        schema = _landed_schema(table, record_type)
+        if not empty.exists() or pq.read_schema(empty) != schema:
+            _write_atomic(pa.Table.from_pylist([], schema=schema), empty)
+
+
+@contextmanager
+def home_lock(home: Path) -> Iterator[None]:
+    """One writer at a time per home (landing, build and close all take it)."""
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / ".lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def batch_id_for(source: str, options: str, content: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in (source.encode(), b"\0", options.encode(), b"\0", content):
+        digest.update(part)
+    return digest.hexdigest()[:24]
+
+
+def _write_atomic(table: pa.Table, path: Path) -> None:
+    tmp = path.with_suffix(".parquet.tmp")
+    pq.write_table(table, tmp)
+    tmp.replace(path)
+
+
+def _existing_manifest(home: Path, batch_id: str) -> BatchRow | None:
+    path = raw_dir(home) / BATCHES_TABLE / f"{batch_id}.parquet"
+    if not path.exists():
+        return None
+    row = pq.read_table(path).to_pylist()[0]
+    return BatchRow(**row)
+
+
+def land(
+    home: Path,
+    *,
+    source: str,
+    file: str,
+    content: bytes,
+    options: str,
+    result: ParseResult,
+    row_types: Mapping[str, type],
+    extracted_at: dt.datetime,
+) -> LandingReport:
+    """Write one parsed batch (idempotent). `row_types` maps each raw table to its record type."""
+    batch_id = batch_id_for(source, options, content)
+    with home_lock(home):
+        ensure_layout(home)
+        existing = _existing_manifest(home, batch_id)
+        if existing is not None:
+            return LandingReport(
+                batch_id=batch_id,
+                source=source,
+                file=file,
+                records_read=existing.records_read,
+                records_landed=existing.records_landed,
+                records_quarantined=existing.records_quarantined,
+                rows_by_table={},
+                already_landed=True,
+            )
+        now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        rows_by_table: dict[str, int] = {}
+        for table, rows in result.tables.items():
+            if table not in row_types:
+                raise KeyError(f"parser produced rows for undeclared raw table {table!r}")
+            folder = raw_dir(home) / table
+            landed = to_table(row_types[table], rows).append_column(
+                "batch_id", pa.array([batch_id] * len(rows), pa.string())
+            )
+            _write_atomic(landed, folder / f"{batch_id}.parquet")
+            rows_by_table[table] = len(rows)
+        quarantined_lines = {r.line for r in result.rejected}
+        quarantine = [
+            QuarantineRow(batch_id, source, file, r.line, r.field, r.reason, r.raw, now)
+            for r in result.rejected
+        ]
+        if quarantine:
+            _write_atomic(
+                to_table(QuarantineRow, quarantine),
+                raw_dir(home) / QUARANTINE_TABLE / f"{batch_id}.parquet",
+            )
+        manifest = BatchRow(
+            batch_id=batch_id,
+            source=source,
+            file=file,
+            content_sha256=hashlib.sha256(content).hexdigest(),
+            options=options,
+            extracted_at=extracted_at,
+            landed_at=now,
+            records_read=result.records_read,
+            records_landed=result.records_read - len(quarantined_lines),
+            records_quarantined=len(quarantined_lines),
+            rows_written=sum(rows_by_table.values()),
+        )
+        _write_atomic(
+            to_table(BatchRow, [manifest]), raw_dir(home) / BATCHES_TABLE / f"{batch_id}.parquet"
+        )
+    return LandingReport(
+        batch_id=batch_id,
+        source=source,
+        file=file,
+        records_read=manifest.records_read,
+        records_landed=manifest.records_landed,
+        records_quarantined=manifest.records_quarantined,
+        rows_by_table=rows_by_table,
+        already_landed=False,
+        rejected=tuple(result.rejected),
+    )
+
+
+def batch_manifest(home: Path) -> list[BatchRow]:
+    folder = raw_dir(home) / BATCHES_TABLE
+    if not folder.exists():
+        return []
+    rows = []
+    for path in sorted(folder.glob("*.parquet")):
+        rows.extend(BatchRow(**r) for r in pq.read_table(path).to_pylist())
+    return sorted(rows, key=lambda r: r.batch_id)

@@ -1,0 +1,172 @@
+"""The `gpuledger` command (DESIGN.md "Command line")."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from extractors.filebatch import SourceFileError
+from extractors.inventory.parse import InventoryFormatError
+from extractors.landing import LandingReport, home_lock
+from gpuledger.close import EXIT_PUBLISHED, CloseOutcome, close_period
+from gpuledger.paths import resolve_home, resolve_policy
+from gpuledger.policy import PolicyError
+from gpuledger.report import render_report
+from gpuledger.warehouse import BuildError, build
+
+EXIT_USAGE = 2
+DEMO_MARKER = ".gpuledger-demo"
+
+
+def _period(value: str) -> str:
+    parts = value.split("-")
+    if len(parts) != 2 or len(parts[0]) != 4 or not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a period YYYY-MM")
+    if not 1 <= int(parts[1]) <= 12:
+        raise argparse.ArgumentTypeError(f"{value!r} has no month {parts[1]}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpuledger", description="Who used the GPU, and what do they owe?"
+    )
+    parser.add_argument("--home", help="landed data and warehouse (env GPULEDGER_HOME)")
+    parser.add_argument("--policy", help="policy directory (env GPULEDGER_POLICY)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    ingest = commands.add_parser("ingest", help="land raw evidence")
+    sources = ingest.add_subparsers(dest="source", required=True)
+    slurm = sources.add_parser("slurm", help="sacct --parsable2 or --json output")
+    slurm.add_argument("--file", nargs="+", required=True, type=Path, metavar="PATH")
+    slurm.add_argument("--timezone", default="UTC", help="zone of zone-less times (default UTC)")
+    slurm.add_argument("--cluster", help="cluster name when the output has none")
+    inventory = sources.add_parser("inventory", help="CMDB CSV export of the GPUs")
+    inventory.add_argument("--file", nargs="+", required=True, type=Path, metavar="PATH")
+
+    build_cmd = commands.add_parser("build", help="build the warehouse (dbt)")
+    build_cmd.add_argument("--period", type=_period, help="accepted for symmetry; builds all")
+
+    close = commands.add_parser("close", help="close and publish a period")
+    close.add_argument("--period", type=_period, required=True)
+    close.add_argument("--approver", default="unknown")
+
+    report = commands.add_parser("report", help="showback of a period")
+    report.add_argument("--period", type=_period, required=True)
+    report.add_argument("--tenant")
+    report.add_argument("--format", choices=("table", "csv", "html"), default="table")
+
+    demo = commands.add_parser("demo", help="generate, ingest, close and show a demo month")
+    demo.add_argument("--period", type=_period, default="2026-10")
+    demo.add_argument("--seed", type=int, default=7)
+    return parser
+
+
+def _print_landing(report: LandingReport) -> None:
+    print(report.summary())
+    for rejected in report.rejected[:20]:
+        print(f"  quarantined {report.file}:{rejected.line}: field {rejected.field}: {rejected.reason}")
+    if len(report.rejected) > 20:
+        print(f"  ... and {len(report.rejected) - 20} more (all kept in quarantine)")
+
+
+def _ingest(home: Path, args: argparse.Namespace) -> int:
+    reports = []
+    for path in args.file:
+        if args.source == "slurm":
+            from extractors.slurm.client import ingest_file
+
+            report = ingest_file(home, path, cluster=args.cluster, timezone=args.timezone)
+        else:
+            from extractors.inventory.client import ingest_file as ingest_inventory
+
+            report = ingest_inventory(home, path)
+        _print_landing(report)
+        reports.append(report)
+    if len(reports) > 1:
+        print(
+            f"total: read {sum(r.records_read for r in reports)}, "
+            f"landed {sum(r.records_landed for r in reports)}, "
+            f"quarantined {sum(r.records_quarantined for r in reports)}"
+        )
+    return 0
+
+
+def print_close(outcome: CloseOutcome) -> None:
+    if outcome.checks:
+        print(f"reconciliation checks for {outcome.period}:")
+        for check in outcome.checks:
+            marker = "BLOCKS" if check.blocks else ""
+            limit = "" if check.limit_value is None else f" (limit {check.limit_value})"
+            observed = "-" if check.observed_value is None else str(check.observed_value)
+            print(
+                f"  {check.status.upper():<15} {check.check_name:<38} {observed} {check.unit}"
+                f"{limit} {marker}".rstrip()
+            )
+            if check.blocks:
+                print(f"      {check.detail}")
+    print(outcome.message)
+
+
+def _demo(home: Path, policy: Path, args: argparse.Namespace, explicit_home: bool) -> int:
+    from extractors.inventory.client import ingest_file as ingest_inventory
+    from extractors.slurm.client import ingest_file as ingest_slurm
+    from gpuledger.demo_data import generate
+
+    if not explicit_home:
+        home = Path(".gpuledger-demo").resolve()
+    if home.exists() and any(home.iterdir()):
+        if not (home / DEMO_MARKER).exists():
+            print(f"{home} holds data that is not a demo's; choose another --home", file=sys.stderr)
+            return EXIT_USAGE
+        with home_lock(home):
+            shutil.rmtree(home)
+    home.mkdir(parents=True, exist_ok=True)
+    (home / DEMO_MARKER).write_text("created by gpuledger demo; removed by the next demo run\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        files = generate(Path(tmp), period=args.period, seed=args.seed)
+        print(f"demo fleet generated for {args.period} (seed {args.seed}) into {home}")
+        _print_landing(ingest_inventory(home, files.inventory))
+        for path in files.sacct_files:
+            _print_landing(ingest_slurm(home, path))
+    outcome = close_period(home, policy, args.period, approver="demo")
+    print_close(outcome)
+    print()
+    print(render_report(home, args.period, None, "table"), end="")
+    return outcome.exit_code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    home = resolve_home(args.home)
+    policy = resolve_policy(args.policy)
+    try:
+        if args.command == "ingest":
+            return _ingest(home, args)
+        if args.command == "build":
+            print(build(home, policy))
+            return 0
+        if args.command == "close":
+            outcome = close_period(home, policy, args.period, args.approver)
+            print_close(outcome)
+            return outcome.exit_code
+        if args.command == "report":
+            print(render_report(home, args.period, args.tenant, args.format), end="")
+            return 0
+        if args.command == "demo":
+            return _demo(home, policy, args, explicit_home=args.home is not None)
+    except (SourceFileError, InventoryFormatError, PolicyError, BuildError, LookupError) as exc:
+        print(f"gpuledger: {exc}", file=sys.stderr)
+        return 1
+    except FileNotFoundError as exc:
+        print(f"gpuledger: {exc}", file=sys.stderr)
+        return 1
+    return EXIT_PUBLISHED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Render the showback of a period (and a tenant's charge lines) as a table, CSV or HTML."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+from collections.abc import Sequence
+from decimal import Decimal
+from pathlib import Path
+
+from gpuledger.warehouse import query
+
+SHOWBACK_COLUMNS = (
+    ("tenant_id", "tenant"),
+    ("reserved_gpu_hours", "reserved GPU-h"),
+    ("allocated_gpu_hours", "allocated GPU-h"),
+    ("guaranteed_gpu_hours", "guaranteed GPU-h"),
+    ("borrowed_gpu_hours", "borrowed GPU-h"),
+    ("active_equivalent_gpu_hours", "active-eq GPU-h"),
+    ("idle_allocated_gpu_hours", "idle-alloc GPU-h"),
+    ("successful_jobs", "successful jobs"),
+    ("total_charge", "charge"),
+    ("cost_per_successful_unit", "per success"),
+    ("status", "status"),
+)
+
+LINE_COLUMNS = (
+    ("charge_component", "component"),
+    ("gpu_class", "class"),
+    ("quantity", "quantity"),
+    ("unit", "unit"),
+    ("unit_price", "unit price"),
+    ("amount", "amount"),
+    ("rate_card_version", "rate card"),
+    ("confidence", "confidence"),
+    ("description", "basis"),
+)
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, Decimal):
+        scale = 2 if value.as_tuple().exponent == -2 else 3
+        return f"{value:,.{scale}f}"
+    return str(value)
+
+
+def _table(rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
+    grid = [[label for _, label in columns]] + [[_cell(r[k]) for k, _ in columns] for r in rows]
+    widths = [max(len(line[i]) for line in grid) for i in range(len(columns))]
+    numeric = [
+        all(isinstance(r[k], int | float | Decimal) or r[k] is None for r in rows)
+        for k, _ in columns
+    ]
+
+    def render(line: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if num else c.ljust(w)
+            for c, w, num in zip(line, widths, numeric, strict=True)
+        ).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([render(grid[0]), rule, *(render(line) for line in grid[1:])])
+
+
+def _csv(rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([key for key, _ in columns])
+    for row in rows:
+        writer.writerow(["" if row[k] is None else str(row[k]) for k, _ in columns])
+    return out.getvalue()
+
+
+def _html(title: str, rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_cell(r[k]))}</td>" for k, _ in columns) + "</tr>"
+        for r in rows
+    )
+    return (
+        f"<section><h2>{html.escape(title)}</h2><table>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>"
+    )
+
+
+def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
+    showback = query(
+        home,
+        "select * from marts.fact_showback where period = ? and (? is null or tenant_id = ?) "
+        "order by tenant_id",
+        [period, tenant, tenant],
+    )
+    if not showback:
+        raise LookupError(
+            f"no showback for period {period}"
+            + (f" and tenant {tenant}" if tenant else "")
+            + "; run `gpuledger build` after ingesting evidence for it"
+        )
+    lines: list[dict[str, object]] = []
+    if tenant:
+        lines = query(
+            home,
+            "select * from marts.fact_chargeback where period = ? and tenant_id = ? "
+            "order by charge_component, gpu_class",
+            [period, tenant],
+        )
+    status = showback[0]["status"]
+    currency = showback[0]["currency"] or ""
+    title = f"GPU Ledger showback {period} ({status}, {currency})"
+    if fmt == "csv":
+        return _csv(lines, LINE_COLUMNS) if tenant else _csv(showback, SHOWBACK_COLUMNS)
+    if fmt == "html":
+        parts = [_html(title, showback, SHOWBACK_COLUMNS)]
+        if tenant:
+            parts.append(_html(f"Charge lines of {tenant}", lines, LINE_COLUMNS))
+        return (
+            "<!doctype html><html><head><meta charset='utf-8'><title>"
+            + html.escape(title)
+            + "</title><style>body{font-family:sans-serif}td,th{padding:2px 8px;"
+            "border-bottom:1px solid #ddd;text-align:right}</style></head><body>"
+            + "".join(parts)
+            + "</body></html>\n"
+        )
+    text = f"{title}\n{_table(showback, SHOWBACK_COLUMNS)}\n"
+    total = sum((r["total_charge"] for r in showback), start=Decimal(0))
+    text += f"total charged: {total:,.2f} {currency}\n"
+    if tenant:
+        text += f"\nCharge lines of {tenant}\n{_table(lines, LINE_COLUMNS)}\n"
+    return text

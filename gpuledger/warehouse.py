@@ -1,0 +1,115 @@
+"""Build the warehouse: snapshot the policy, then run the dbt project against the home."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from extractors.landing import ensure_layout
+from gpuledger.paths import PROJECT_DIR, warehouse_path
+from gpuledger.policy import Policy, load_policy
+
+
+class BuildError(RuntimeError):
+    """dbt failed: the message lists each failing node and dbt's reason."""
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    passed: int
+    warned: int
+    failed: int
+    skipped: int
+
+    def __str__(self) -> str:
+        return (
+            f"dbt build: {self.passed} passed, {self.warned} warned, "
+            f"{self.failed} failed, {self.skipped} skipped"
+        )
+
+
+def prepare(home: Path, policy_dir: Path) -> Policy:
+    """Validate the policy and write the snapshot and raw layout dbt reads."""
+    policy = load_policy(policy_dir)
+    home.mkdir(parents=True, exist_ok=True)
+    ensure_layout(home)
+    policy.write_snapshot(home / "policy")
+    return policy
+
+
+def _dbt_executable() -> str:
+    beside = Path(sys.executable).parent / "dbt"
+    return str(beside) if beside.exists() else (shutil.which("dbt") or "dbt")
+
+
+def run_dbt(home: Path, args: Sequence[str]) -> BuildSummary:
+    """Run one dbt command against `home` in a subprocess (dbt holds the DuckDB file open
+    for its whole process); raise BuildError naming each failing node on failure."""
+    target = home / "dbt" / "target"
+    env = {**os.environ, "GPULEDGER_HOME": str(home), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    command = [
+        _dbt_executable(),
+        *args,
+        "--project-dir",
+        str(PROJECT_DIR),
+        "--profiles-dir",
+        str(PROJECT_DIR),
+        "--target-path",
+        str(target),
+        "--log-path",
+        str(home / "dbt" / "logs"),
+        "--quiet",
+    ]
+    (target / "run_results.json").unlink(missing_ok=True)
+    completed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    counts: dict[str, int] = {}
+    problems = []
+    results_path = target / "run_results.json"
+    if results_path.exists():
+        for node in json.loads(results_path.read_text())["results"]:
+            status = node["status"]
+            counts[status] = counts.get(status, 0) + 1
+            if status in ("error", "fail"):
+                problems.append(f"  {node['unique_id']}: {node.get('message')}")
+    summary = BuildSummary(
+        passed=counts.get("pass", 0) + counts.get("success", 0),
+        warned=counts.get("warn", 0),
+        failed=counts.get("error", 0) + counts.get("fail", 0),
+        skipped=counts.get("skipped", 0),
+    )
+    if completed.returncode != 0:
+        output = (completed.stdout + completed.stderr).strip()
+        detail = "\n".join(problems) or output[-4000:]
+        raise BuildError(f"dbt {args[0]} failed ({summary}):\n{detail}")
+    return summary
+
+
+# The production build: every model and data test (unit tests run in CI, `make test`).
+BUILD_ARGS = ("build", "--exclude-resource-type", "unit_test")
+
+
+def build(home: Path, policy_dir: Path) -> BuildSummary:
+    prepare(home, policy_dir)
+    return run_dbt(home, BUILD_ARGS)
+
+
+def connect(home: Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    path = warehouse_path(home)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no warehouse yet; run `gpuledger build` first")
+    return duckdb.connect(str(path), read_only=read_only)
+
+
+def query(home: Path, sql: str, params: Sequence[object] = ()) -> list[dict[str, object]]:
+    with connect(home) as con:
+        cursor = con.execute(sql, list(params))
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

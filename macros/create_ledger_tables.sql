@@ -1,0 +1,39 @@
+{#- The published ledger lives outside the dbt-managed schemas: dbt never rebuilds it.
+    `gpuledger close` appends to it; nothing updates or deletes. Created here so that the
+    models reading it (fact_chargeback) work before the first close. -#}
+{% macro create_ledger_tables() %}
+    {%- set text = dbt.type_string() -%}
+    create schema if not exists ledger;
+    create table if not exists ledger.closes (
+        close_id {{ text }},
+        period {{ text }},
+        close_version integer,
+        closed_at timestamp,
+        approver {{ text }},
+        policy_hash {{ text }},
+        rate_card_version {{ text }},
+        schema_version {{ text }},
+        input_manifest_hash {{ text }},
+        lines_sha256 {{ text }},
+        line_count integer,
+        total_amount decimal(18, 2)
+    );
+    create table if not exists ledger.chargeback_lines (
+        charge_line_id {{ text }},
+        period {{ text }},
+        tenant_id {{ text }},
+        charge_component {{ text }},
+        gpu_class {{ text }},
+        quantity decimal(18, 6),
+        unit {{ text }},
+        unit_price decimal(18, 6),
+        amount decimal(18, 2),
+        currency {{ text }},
+        rate_card_version {{ text }},
+        confidence {{ text }},
+        charge_class {{ text }},
+        description {{ text }},
+        status {{ text }},
+        close_id {{ text }}
+    );
+{% endmacro %}

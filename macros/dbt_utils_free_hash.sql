@@ -1,0 +1,4 @@
+{#- A stable surrogate key: md5 of the given expressions joined with '|'. -#}
+{% macro dbt_utils_free_hash(expressions) -%}
+    md5({% for expression in expressions %}cast({{ expression }} as {{ dbt.type_string() }}){% if not loop.last %} || '|' || {% endif %}{% endfor %})
+{%- endmacro %}

@@ -1,0 +1,59 @@
+{#- The UTC calendar months the warehouse reports on: every month touched by an allocation,
+    plus every month a policy file names (cost pools, credits, overheads). -#}
+with
+
+jobs as (
+    select * from {{ ref('stg_slurm__jobs') }}
+),
+
+cost_pools as (
+    select * from {{ ref('stg_policy__cost_pools') }}
+),
+
+credits as (
+    select * from {{ ref('stg_policy__credits') }}
+),
+
+overheads as (
+    select * from {{ ref('stg_policy__overheads') }}
+),
+
+usage_bounds as (
+    select
+        min(started_at) as first_at,
+        max(coalesce(ended_at, extracted_at)) as last_at
+    from jobs
+    where started_at is not null
+),
+
+usage_months as (
+    select {{ gpuledger.month_starts('first_at', 'last_at') }} as period_start_at
+    from usage_bounds
+    where first_at is not null
+),
+
+policy_months as (
+    select cast(period || '-01 00:00:00' as timestamp) as period_start_at from cost_pools
+    union all
+    select cast(period || '-01 00:00:00' as timestamp) as period_start_at from credits
+    union all
+    select cast(period || '-01 00:00:00' as timestamp) as period_start_at from overheads
+),
+
+months as (
+    select cast(period_start_at as timestamp) as period_start_at from usage_months
+    union
+    select period_start_at from policy_months
+),
+
+final as (
+    select
+        {{ gpuledger.period_of('period_start_at') }} as period,
+        period_start_at,
+        {{ gpuledger.add_months('period_start_at', 1) }} as period_end_at,
+        {{ gpuledger.hours_between('period_start_at', gpuledger.add_months('period_start_at', 1)) }}
+            as period_hours
+    from months
+)
+
+select * from final

@@ -1,0 +1,437 @@
+{#- One row per period and reconciliation check (DESIGN.md "Period close"): its status
+    (pass | fail | not_applicable | info), whether a failure blocks the close, the observed
+    figure against its limit, and a detail a reviewer can act on. -#}
+with
+
+periods as (
+    select * from {{ ref('int_periods') }}
+),
+
+capacity as (
+    select * from {{ ref('int_capacity_by_class') }}
+),
+
+usage as (
+    select * from {{ ref('int_usage_by_tenant') }}
+),
+
+timeline as (
+    select * from {{ ref('int_class_timeline') }}
+),
+
+segments as (
+    select * from {{ ref('int_allocation_segments') }}
+),
+
+charges as (
+    select * from {{ ref('int_charge_lines') }}
+),
+
+pools as (
+    select * from {{ ref('stg_policy__cost_pools') }}
+),
+
+overheads as (
+    select * from {{ ref('stg_policy__overheads') }}
+),
+
+settings as (
+    select * from {{ ref('stg_policy__settings') }}
+),
+
+jobs as (
+    select * from {{ ref('stg_slurm__jobs') }}
+),
+
+ownership as (
+    select * from {{ ref('stg_policy__ownership') }}
+),
+
+quarantine as (
+    select * from {{ ref('stg_landing__quarantine') }}
+),
+
+class_usage as (
+    select
+        period,
+        gpu_class,
+        sum(allocated_gpu_hours) as allocated_gpu_hours
+    from usage
+    group by period, gpu_class
+),
+
+identity as (
+    select
+        coalesce(capacity.period, class_usage.period) as period,
+        coalesce(capacity.gpu_class, class_usage.gpu_class) as gpu_class,
+        coalesce(capacity.physical_gpu_hours, 0) as physical_gpu_hours,
+        coalesce(class_usage.allocated_gpu_hours, 0) as allocated_gpu_hours,
+        coalesce(capacity.physical_gpu_hours, 0)
+        - coalesce(class_usage.allocated_gpu_hours, 0) as unallocated_gpu_hours
+    from capacity
+    full outer join class_usage
+        on capacity.period = class_usage.period and capacity.gpu_class = class_usage.gpu_class
+    where coalesce(capacity.gpu_class, class_usage.gpu_class) != 'unknown'
+),
+
+check_capacity_identity as (
+    select
+        periods.period,
+        'capacity_identity' as check_name,
+        coalesce(sum(case when identity.unallocated_gpu_hours < -0.000001
+            then -identity.unallocated_gpu_hours else 0 end), 0) as observed_value,
+        cast(0 as double) as limit_value,
+        'gpu_hours over physical' as unit,
+        coalesce(string_agg(
+            identity.gpu_class || ': physical ' || cast(round(identity.physical_gpu_hours, 3) as {{ dbt.type_string() }})
+            || ' = allocated ' || cast(round(identity.allocated_gpu_hours, 3) as {{ dbt.type_string() }})
+            || ' + unallocated ' || cast(round(identity.unallocated_gpu_hours, 3) as {{ dbt.type_string() }})
+            || ' + unavailable 0',
+            '; ' order by identity.gpu_class
+        ), 'no capacity or allocations') as detail
+    from periods
+    left join identity
+        on periods.period = identity.period
+    group by periods.period
+),
+
+check_within_capacity as (
+    select
+        periods.period,
+        'allocation_within_capacity' as check_name,
+        coalesce(sum(case when timeline.allocated_gpu_equivalents > timeline.in_service_gpus
+            then (timeline.allocated_gpu_equivalents - timeline.in_service_gpus) * timeline.interval_hours
+            else 0 end), 0) as observed_value,
+        cast(0 as double) as limit_value,
+        'gpu_hours over capacity' as unit,
+        coalesce(string_agg(
+            case when timeline.allocated_gpu_equivalents > timeline.in_service_gpus then
+                timeline.gpu_class || ' ' || cast(timeline.interval_start_at as {{ dbt.type_string() }})
+                || '..' || cast(timeline.interval_end_at as {{ dbt.type_string() }}) || ': '
+                || cast(timeline.allocated_gpu_equivalents as {{ dbt.type_string() }}) || ' allocated > '
+                || cast(timeline.in_service_gpus as {{ dbt.type_string() }}) || ' in service'
+            end, '; ' order by timeline.gpu_class, timeline.interval_start_at
+        ), 'every instant within capacity') as detail
+    from periods
+    left join timeline
+        on periods.period = timeline.period and timeline.gpu_class != 'unknown'
+    group by periods.period
+),
+
+check_reservations as (
+    select
+        periods.period,
+        'reservations_within_capacity' as check_name,
+        coalesce(sum(case when timeline.reserved_gpus > timeline.in_service_gpus
+            then (timeline.reserved_gpus - timeline.in_service_gpus) * timeline.interval_hours
+            else 0 end), 0) as observed_value,
+        cast(0 as double) as limit_value,
+        'reserved gpu_hours over capacity' as unit,
+        coalesce(string_agg(
+            case when timeline.reserved_gpus > timeline.in_service_gpus then
+                timeline.gpu_class || ' from ' || cast(timeline.interval_start_at as {{ dbt.type_string() }})
+                || ': ' || cast(timeline.reserved_gpus as {{ dbt.type_string() }}) || ' reserved > '
+                || cast(timeline.in_service_gpus as {{ dbt.type_string() }}) || ' in service'
+            end, '; ' order by timeline.gpu_class, timeline.interval_start_at
+        ), 'reservations fit the approved inventory at every instant') as detail
+    from periods
+    left join timeline
+        on periods.period = timeline.period
+    group by periods.period
+),
+
+unattributed as (
+    select
+        period,
+        sum(gpu_hours) as total_gpu_hours,
+        sum(case when tenant_id = '__unattributed__' then gpu_hours else 0 end)
+            as unattributed_gpu_hours
+    from segments
+    group by period
+),
+
+check_unattributed_hours as (
+    select
+        periods.period,
+        'unattributed_gpu_hours' as check_name,
+        case when coalesce(unattributed.total_gpu_hours, 0) > 0
+            then 100 * unattributed.unattributed_gpu_hours / unattributed.total_gpu_hours
+            else 0 end as observed_value,
+        cast(settings.unattributed_tolerance_pct as double) as limit_value,
+        'percent of allocated gpu_hours' as unit,
+        cast(round(coalesce(unattributed.unattributed_gpu_hours, 0), 3) as {{ dbt.type_string() }})
+        || ' of ' || cast(round(coalesce(unattributed.total_gpu_hours, 0), 3) as {{ dbt.type_string() }})
+        || ' GPU-hours have no owner' as detail
+    from periods
+    cross join settings
+    left join unattributed
+        on periods.period = unattributed.period
+),
+
+charge_totals as (
+    select
+        period,
+        sum(case when charge_component != 'credit' and tenant_id != '__platform__'
+            then amount else 0 end) as charged_amount,
+        sum(case when tenant_id = '__unattributed__' then amount else 0 end) as unattributed_amount
+    from charges
+    group by period
+),
+
+check_unattributed_cost as (
+    select
+        periods.period,
+        'unattributed_cost' as check_name,
+        case when coalesce(charge_totals.charged_amount, 0) > 0
+            then 100 * charge_totals.unattributed_amount / charge_totals.charged_amount
+            else 0 end as observed_value,
+        cast(settings.unattributed_tolerance_pct as double) as limit_value,
+        'percent of tenant charges' as unit,
+        cast(coalesce(charge_totals.unattributed_amount, 0) as {{ dbt.type_string() }})
+        || ' of ' || cast(coalesce(charge_totals.charged_amount, 0) as {{ dbt.type_string() }})
+        || ' charged to the suspense line' as detail
+    from periods
+    cross join settings
+    left join charge_totals
+        on periods.period = charge_totals.period
+),
+
+pool_lines as (
+    select
+        period,
+        gpu_class,
+        sum(amount) as recovered_amount
+    from charges
+    where gpu_class != 'shared'
+    group by period, gpu_class
+),
+
+recovery as (
+    select
+        pools.period,
+        pools.gpu_class,
+        pools.total_cost,
+        coalesce(pool_lines.recovered_amount, 0) as recovered_amount
+    from pools
+    left join pool_lines
+        on pools.period = pool_lines.period and pools.gpu_class = pool_lines.gpu_class
+    union all
+    select
+        overhead_totals.period,
+        'shared' as gpu_class,
+        overhead_totals.total_cost,
+        coalesce(shared_lines.recovered_amount, 0) as recovered_amount
+    from (
+        select period, sum(overhead_amount) as total_cost from overheads group by period
+    ) as overhead_totals
+    left join (
+        select period, sum(amount) as recovered_amount
+        from charges
+        where charge_component = 'shared_overhead'
+        group by period
+    ) as shared_lines
+        on overhead_totals.period = shared_lines.period
+),
+
+check_cost_recovery as (
+    select
+        periods.period,
+        'cost_recovery' as check_name,
+        coalesce(sum(abs(recovery.total_cost - recovery.recovered_amount)), 0) as observed_value,
+        cast(0.005 as double) as limit_value,
+        'currency units unreconciled' as unit,
+        coalesce(string_agg(
+            recovery.gpu_class || ': pool ' || cast(recovery.total_cost as {{ dbt.type_string() }})
+            || ' = lines ' || cast(recovery.recovered_amount as {{ dbt.type_string() }}),
+            '; ' order by recovery.gpu_class
+        ), 'no cost pool or overhead for the period') as detail,
+        count(recovery.gpu_class) as pool_count
+    from periods
+    left join recovery
+        on periods.period = recovery.period
+    group by periods.period
+),
+
+check_negative_intervals as (
+    select
+        periods.period,
+        'no_negative_intervals' as check_name,
+        cast(count(jobs.workload_id) as double) as observed_value,
+        cast(0 as double) as limit_value,
+        'workloads' as unit,
+        coalesce(string_agg(jobs.workload_id, ', ' order by jobs.workload_id), 'none') as detail
+    from periods
+    left join jobs
+        on
+            jobs.ended_at < jobs.started_at
+            and jobs.started_at >= periods.period_start_at
+            and jobs.started_at < periods.period_end_at
+    group by periods.period
+),
+
+check_orphans as (
+    select
+        periods.period,
+        'no_orphan_allocations' as check_name,
+        coalesce(sum(segments.gpu_hours), 0) as observed_value,
+        cast(0 as double) as limit_value,
+        'gpu_hours on nodes missing from the inventory' as unit,
+        coalesce(string_agg(distinct segments.workload_id || ' on ' || coalesce(segments.node_name, '?'), ', '), 'none')
+            as detail
+    from periods
+    left join segments
+        on periods.period = segments.period and segments.is_orphan
+    group by periods.period
+),
+
+overlapping_ownership as (
+    select
+        earlier.scope_type || ':' || earlier.scope_key as scope
+    from ownership as earlier
+    inner join ownership as later
+        on
+            earlier.scope_type = later.scope_type
+            and earlier.scope_key = later.scope_key
+            and earlier.valid_from_at < later.valid_from_at
+            and {{ gpuledger.open_end('earlier.valid_to_at') }} > later.valid_from_at
+),
+
+check_ownership as (
+    select
+        periods.period,
+        'ownership_intervals_disjoint' as check_name,
+        cast(count(overlapping_ownership.scope) as double) as observed_value,
+        cast(0 as double) as limit_value,
+        'overlapping ownership intervals' as unit,
+        coalesce(string_agg(overlapping_ownership.scope, ', '), 'none') as detail
+    from periods
+    left join overlapping_ownership
+        on true
+    group by periods.period
+),
+
+check_rates as (
+    select
+        periods.period,
+        'rate_card_coverage' as check_name,
+        cast(count(charges.charge_line_id) as double) as observed_value,
+        cast(0 as double) as limit_value,
+        'charge lines without a rate' as unit,
+        coalesce(string_agg(
+            charges.tenant_id || ' ' || charges.charge_component || ' ' || charges.gpu_class, ', '
+        ), 'every usage line priced') as detail
+    from periods
+    left join charges
+        on
+            periods.period = charges.period
+            and charges.unit_price is null
+            and charges.charge_component in ('allocated_gpu_hours', 'guaranteed_capacity', 'burst_usage')
+    group by periods.period
+),
+
+check_quarantine as (
+    select
+        periods.period,
+        'quarantined_records' as check_name,
+        cast(count(quarantine.batch_id) as double) as observed_value,
+        cast(null as double) as limit_value,
+        'records in quarantine (all batches)' as unit,
+        'see gpuledger report --quarantine; every rejected record keeps file, line and reason'
+            as detail
+    from periods
+    left join quarantine
+        on true
+    group by periods.period
+),
+
+not_applicable as (
+    select
+        periods.period,
+        checks.check_name,
+        cast(null as double) as observed_value,
+        cast(null as double) as limit_value,
+        checks.unit,
+        checks.detail
+    from periods
+    cross join (
+        select
+            'no_overlapping_exclusive_allocations' as check_name,
+            'device allocations' as unit,
+            'needs device-level allocation evidence (Kubernetes, NVML); sacct names nodes, not GPUs'
+                as detail
+        union all
+        select
+            'no_success_without_workload' as check_name,
+            'success events' as unit,
+            'needs productive-work evidence (gateway request logs, model-server counters)' as detail
+    ) as checks
+),
+
+measured as (
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
+    from check_capacity_identity
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
+    from check_within_capacity
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
+    from check_reservations
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        case when observed_value <= limit_value then 'pass' else 'fail' end as status
+    from check_unattributed_hours
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        case when observed_value <= limit_value then 'pass' else 'fail' end as status
+    from check_unattributed_cost
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        case
+            when pool_count = 0 then 'not_applicable'
+            when observed_value <= limit_value then 'pass'
+            else 'fail'
+        end as status
+    from check_cost_recovery
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        case when observed_value = 0 then 'pass' else 'fail' end as status
+    from check_negative_intervals
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
+    from check_orphans
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        case when observed_value = 0 then 'pass' else 'fail' end as status
+    from check_ownership
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        case when observed_value = 0 then 'pass' else 'fail' end as status
+    from check_rates
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, false as is_blocking,
+        'info' as status
+    from check_quarantine
+    union all
+    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+        'not_applicable' as status
+    from not_applicable
+),
+
+final as (
+    select
+        period,
+        check_name,
+        status,
+        is_blocking,
+        cast(round(observed_value, 6) as decimal(24, 6)) as observed_value,
+        cast(round(limit_value, 6) as decimal(24, 6)) as limit_value,
+        unit,
+        detail
+    from measured
+)
+
+select * from final

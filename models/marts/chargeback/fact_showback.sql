@@ -1,0 +1,144 @@
+{#- One row per period and tenant: the four ledgers side by side, never collapsed —
+    reserved (entitlement), allocated split into guaranteed and borrowed (allocation),
+    active-equivalent and idle-allocated (activity; null until telemetry is landed),
+    successful work — then the total charge and cost per successful unit. -#}
+with
+
+charges as (
+    select * from {{ ref('fact_chargeback') }}
+),
+
+usage as (
+    select * from {{ ref('int_usage_by_tenant') }}
+),
+
+reservation_periods as (
+    select * from {{ ref('int_reservation_periods') }}
+),
+
+jobs as (
+    select * from {{ ref('stg_slurm__jobs') }}
+),
+
+ownership as (
+    select * from {{ ref('int_ownership_timeline') }}
+),
+
+periods as (
+    select * from {{ ref('int_periods') }}
+),
+
+tenants as (
+    select * from {{ ref('dim_tenant') }}
+),
+
+reserved as (
+    select
+        period,
+        tenant_id,
+        sum(reserved_gpu_hours) as reserved_gpu_hours
+    from reservation_periods
+    group by period, tenant_id
+),
+
+allocated as (
+    select
+        period,
+        tenant_id,
+        sum(allocated_gpu_hours) as allocated_gpu_hours,
+        sum(guaranteed_gpu_hours) as guaranteed_gpu_hours,
+        sum(borrowed_gpu_hours) as borrowed_gpu_hours
+    from usage
+    group by period, tenant_id
+),
+
+job_outcomes as (
+    select
+        periods.period,
+        coalesce(ownership.tenant_id, '__unattributed__') as tenant_id,
+        sum(case when jobs.job_state = 'COMPLETED' then 1 else 0 end) as successful_jobs,
+        sum(case when jobs.job_state != 'COMPLETED' then 1 else 0 end) as unsuccessful_jobs
+    from jobs
+    inner join periods
+        on
+            jobs.ended_at >= periods.period_start_at
+            and jobs.ended_at < periods.period_end_at
+    left join ownership
+        on
+            ownership.scope_type = 'slurm_account'
+            and coalesce(jobs.account, '') = ownership.scope_key
+            and jobs.ended_at >= ownership.valid_from_at
+            and jobs.ended_at < ownership.valid_to_at
+    where jobs.is_ended and jobs.alloc_gpu_count > 0
+    group by periods.period, coalesce(ownership.tenant_id, '__unattributed__')
+),
+
+charged as (
+    select
+        period,
+        tenant_id,
+        sum(amount) as total_charge,
+        min(currency) as currency,
+        max(status) as status
+    from charges
+    group by period, tenant_id
+),
+
+keys as (
+    select period, tenant_id from reserved
+    union
+    select period, tenant_id from allocated
+    union
+    select period, tenant_id from job_outcomes
+    union
+    select period, tenant_id from charged
+),
+
+final as (
+    select
+        keys.period,
+        keys.tenant_id,
+        tenants.tenant_name,
+        cast(round(coalesce(reserved.reserved_gpu_hours, 0), 6) as decimal(18, 6))
+            as reserved_gpu_hours,
+        cast(round(coalesce(allocated.allocated_gpu_hours, 0), 6) as decimal(18, 6))
+            as allocated_gpu_hours,
+        cast(round(coalesce(allocated.guaranteed_gpu_hours, 0), 6) as decimal(18, 6))
+            as guaranteed_gpu_hours,
+        cast(round(coalesce(allocated.borrowed_gpu_hours, 0), 6) as decimal(18, 6))
+            as borrowed_gpu_hours,
+        cast(null as decimal(18, 6)) as active_equivalent_gpu_hours,
+        cast(null as decimal(18, 6)) as idle_allocated_gpu_hours,
+        case
+            when reserved.reserved_gpu_hours > 0
+                then cast(round(
+                    coalesce(allocated.allocated_gpu_hours, 0) / reserved.reserved_gpu_hours, 4
+                ) as decimal(18, 4))
+        end as reservation_occupancy_ratio,
+        cast(coalesce(job_outcomes.successful_jobs, 0) as bigint) as successful_jobs,
+        cast(coalesce(job_outcomes.unsuccessful_jobs, 0) as bigint) as unsuccessful_jobs,
+        cast(null as bigint) as requests,
+        cast(null as bigint) as input_tokens,
+        cast(null as bigint) as output_tokens,
+        cast(coalesce(charged.total_charge, 0) as decimal(18, 2)) as total_charge,
+        charged.currency,
+        case
+            when job_outcomes.successful_jobs > 0
+                then cast(round(charged.total_charge / job_outcomes.successful_jobs, 2)
+                    as decimal(18, 2))
+        end as cost_per_successful_unit,
+        coalesce(charged.status, 'provisional') as status
+    from keys
+    left join tenants
+        on keys.tenant_id = tenants.tenant_id
+    left join reserved
+        on keys.period = reserved.period and keys.tenant_id = reserved.tenant_id
+    left join allocated
+        on keys.period = allocated.period and keys.tenant_id = allocated.tenant_id
+    left join job_outcomes
+        on keys.period = job_outcomes.period and keys.tenant_id = job_outcomes.tenant_id
+    left join charged
+        on keys.period = charged.period and keys.tenant_id = charged.tenant_id
+)
+
+select * from final

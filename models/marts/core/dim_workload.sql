@@ -1,0 +1,35 @@
+{#- One row per workload (a Slurm job or array task), its scheduler facts and end state. -#}
+with
+
+jobs as (
+    select * from {{ ref('stg_slurm__jobs') }}
+),
+
+final as (
+    select
+        workload_id,
+        'slurm' as source_system,
+        cluster_id,
+        job_id,
+        job_name,
+        user_name,
+        account,
+        partition_name,
+        qos,
+        job_state,
+        exit_code,
+        exit_signal,
+        submitted_at,
+        started_at,
+        ended_at,
+        alloc_gpu_count,
+        req_gpu_count,
+        gpu_type,
+        mig_profile,
+        node_list,
+        is_ended,
+        job_state = 'COMPLETED' as is_successful
+    from jobs
+)
+
+select * from final

@@ -1,0 +1,23 @@
+{#- One row: the deployment's settings, typed. Absent optional keys take their defaults. -#}
+with
+
+source as (
+    select * from {{ source('policy', 'settings') }}
+),
+
+final as (
+    select
+        max(case when key = 'charging_model' then value end) as charging_model,
+        cast(coalesce(
+            max(case when key = 'unattributed_tolerance_pct' then value end), '2'
+        ) as decimal(18, 6)) as unattributed_tolerance_pct,
+        cast(coalesce(
+            max(case when key = 'idle_active_threshold' then value end), '0.05'
+        ) as decimal(18, 6)) as idle_active_threshold,
+        coalesce(max(case when key = 'overhead_driver' then value end), 'allocated_hours')
+            as overhead_driver,
+        coalesce(max(case when key = 'currency' then value end), 'USD') as currency
+    from source
+)
+
+select * from final

@@ -1,0 +1,76 @@
+{#- The latest word on each Slurm job: sacct windows overlap and a running job is reported
+    again when it ends, so one job can arrive in several batches. A final state wins over a
+    non-final one, then the most recent extraction. -#}
+with
+
+jobs as (
+    select * from {{ source('raw', 'slurm_jobs') }}
+),
+
+batches as (
+    select * from {{ ref('stg_landing__batches') }}
+),
+
+landed as (
+    select
+        jobs.*,
+        batches.extracted_at,
+        jobs.state in (
+            'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL', 'PREEMPTED',
+            'OUT_OF_MEMORY', 'BOOT_FAIL', 'DEADLINE', 'REVOKED'
+        ) as is_ended
+    from jobs
+    inner join batches
+        on jobs.batch_id = batches.batch_id
+),
+
+ranked as (
+    select
+        *,
+        row_number() over (
+            partition by cluster, job_id
+            order by is_ended desc, extracted_at desc, batch_id desc, source_line desc
+        ) as report_rank
+    from landed
+),
+
+final as (
+    select
+        'slurm:' || cluster || ':' || job_id as workload_id,
+        cluster as cluster_id,
+        job_id,
+        job_id_raw,
+        array_job_id,
+        array_task_id,
+        job_name,
+        user_name,
+        account,
+        partition as partition_name,
+        qos,
+        state as job_state,
+        state_detail,
+        exit_code,
+        exit_signal,
+        submit_at as submitted_at,
+        eligible_at,
+        start_at as started_at,
+        end_at as ended_at,
+        elapsed_seconds,
+        timelimit_minutes,
+        node_count,
+        node_list,
+        node_names,
+        split_part(coalesce(node_names, ''), ',', 1) as first_node,
+        alloc_gpu_count,
+        req_gpu_count,
+        gpu_type,
+        mig_profile,
+        is_ended,
+        batch_id,
+        extracted_at,
+        source_line
+    from ranked
+    where report_rank = 1
+)
+
+select * from final
