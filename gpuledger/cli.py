@@ -69,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
 def _print_landing(report: LandingReport) -> None:
     print(report.summary())
     for rejected in report.rejected[:20]:
-        print(f"  quarantined {report.file}:{rejected.line}: field {rejected.field}: {rejected.reason}")
+        where = f"{report.file}:{rejected.line}"
+        print(f"  quarantined {where}: field {rejected.field}: {rejected.reason}")
     if len(report.rejected) > 20:
         print(f"  ... and {len(report.rejected) - 20} more (all kept in quarantine)")
 

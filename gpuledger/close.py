@@ -147,7 +147,10 @@ def close_period(home: Path, policy_dir: Path, period: str, approver: str) -> Cl
         close_id = _publish(home, period, approver, policy.hash, checks)
         run_dbt(home, ["run", "--select", "fact_chargeback+"])
         return CloseOutcome(
-            EXIT_PUBLISHED, period, f"period {period} closed and published as {close_id}", checks,
+            EXIT_PUBLISHED,
+            period,
+            f"period {period} closed and published as {close_id}",
+            checks,
             close_id,
         )
 
@@ -196,24 +199,30 @@ def _publish(
             [[*line, close_id] for line in lines],
         )
         con.execute("commit")
-    _write_evidence(home, period, close_id, lines, {
-        "close_id": close_id,
-        "period": period,
-        "close_version": version,
-        "closed_at": closed_at.isoformat() + "Z",
-        "approver": approver,
-        "policy_hash": policy_hash,
-        "rate_card_version": rate_versions,
-        "schema_version": _schema_version(),
-        "input_batch_manifest_hash": input_hash,
-        "lines_sha256": lines_sha,
-        "line_count": len(lines),
-        "total_amount": str(total),
-        "checks": [
-            {"check": c.check_name, "status": c.status, "observed": str(c.observed_value)}
-            for c in checks
-        ],
-    })
+    _write_evidence(
+        home,
+        period,
+        close_id,
+        lines,
+        {
+            "close_id": close_id,
+            "period": period,
+            "close_version": version,
+            "closed_at": closed_at.isoformat() + "Z",
+            "approver": approver,
+            "policy_hash": policy_hash,
+            "rate_card_version": rate_versions,
+            "schema_version": _schema_version(),
+            "input_batch_manifest_hash": input_hash,
+            "lines_sha256": lines_sha,
+            "line_count": len(lines),
+            "total_amount": str(total),
+            "checks": [
+                {"check": c.check_name, "status": c.status, "observed": str(c.observed_value)}
+                for c in checks
+            ],
+        },
+    )
     return close_id
 
 
@@ -222,8 +231,12 @@ def _write_evidence(
 ) -> None:
     folder = home / "ledger" / period
     folder.mkdir(parents=True, exist_ok=True)
-    table = pa.table({name: [str(r[i]) if r[i] is not None else None for r in lines]
-                      for i, name in enumerate(LINE_COLUMNS)})
+    table = pa.table(
+        {
+            name: [str(r[i]) if r[i] is not None else None for r in lines]
+            for i, name in enumerate(LINE_COLUMNS)
+        }
+    )
     pq.write_table(table, folder / f"{close_id}.parquet")
     (folder / f"{close_id}.json").write_text(json.dumps(manifest, indent=2) + "\n")
 

@@ -9,7 +9,14 @@ from extractors.inventory.records import DEVICES_TABLE, InventoryDevice
 from extractors.records import ParseResult
 from extractors.timeparse import parse_timestamp
 
-REQUIRED_COLUMNS = ("gpu_uuid", "node", "gpu_model", "gpu_class", "in_service_from", "in_service_to")
+REQUIRED_COLUMNS = (
+    "gpu_uuid",
+    "node",
+    "gpu_model",
+    "gpu_class",
+    "in_service_from",
+    "in_service_to",
+)
 
 
 class InventoryFormatError(ValueError):
@@ -57,7 +64,8 @@ def parse_inventory_csv(text: str) -> ParseResult:
                 result.reject(
                     line,
                     "gpu_uuid",
-                    f"duplicate gpu_uuid {device.gpu_uuid!r} (first on line {seen[device.gpu_uuid]})",
+                    f"duplicate gpu_uuid {device.gpu_uuid!r} "
+                    f"(first on line {seen[device.gpu_uuid]})",
                     raw,
                 )
                 continue
@@ -66,7 +74,9 @@ def parse_inventory_csv(text: str) -> ParseResult:
     return result
 
 
-def _device(result: ParseResult, line: int, raw: str, row: dict[str, str]) -> InventoryDevice | None:
+def _device(
+    result: ParseResult, line: int, raw: str, row: dict[str, str]
+) -> InventoryDevice | None:
     times = {}
     for name in ("in_service_from", "in_service_to"):
         if not row[name]:
@@ -79,7 +89,12 @@ def _device(result: ParseResult, line: int, raw: str, row: dict[str, str]) -> In
             return None
     start, end = times["in_service_from"], times["in_service_to"]
     if end is not None and end <= start:
-        result.reject(line, "in_service_to", f"in_service_to {row['in_service_to']} is not after in_service_from", raw)
+        result.reject(
+            line,
+            "in_service_to",
+            f"in_service_to {row['in_service_to']} is not after in_service_from",
+            raw,
+        )
         return None
     return InventoryDevice(
         gpu_uuid=row["gpu_uuid"],

@@ -13,9 +13,17 @@ reservations as (
 ),
 
 events as (
-    select tenant_id, gpu_class, segment_start_at as event_at from segments
+    select
+        tenant_id,
+        gpu_class,
+        segment_start_at as event_at
+    from segments
     union
-    select tenant_id, gpu_class, segment_end_at as event_at from segments
+    select
+        tenant_id,
+        gpu_class,
+        segment_end_at as event_at
+    from segments
     union
     select
         reservations.tenant_id,
@@ -52,8 +60,8 @@ concurrency as (
         on
             elementary.tenant_id = segments.tenant_id
             and elementary.gpu_class = segments.gpu_class
-            and segments.segment_start_at <= elementary.interval_start_at
-            and segments.segment_end_at >= elementary.interval_end_at
+            and elementary.interval_start_at >= segments.segment_start_at
+            and elementary.interval_end_at <= segments.segment_end_at
     where elementary.interval_end_at is not null
     group by
         elementary.tenant_id,
@@ -75,7 +83,7 @@ reserved as (
         on
             concurrency.tenant_id = reservations.tenant_id
             and concurrency.gpu_class = reservations.gpu_class
-            and reservations.valid_from_at <= concurrency.interval_start_at
+            and concurrency.interval_start_at >= reservations.valid_from_at
             and {{ gpuledger.open_end('reservations.valid_to_at') }} >= concurrency.interval_end_at
     group by
         concurrency.tenant_id,

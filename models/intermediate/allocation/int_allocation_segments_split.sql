@@ -21,15 +21,28 @@ rate_card as (
 ),
 
 rate_boundaries as (
-    select gpu_class, valid_from_at as boundary_at from rate_card
+    select
+        gpu_class,
+        valid_from_at as boundary_at
+    from rate_card
     union
-    select gpu_class, valid_to_at as boundary_at from rate_card where valid_to_at is not null
+    select
+        gpu_class,
+        valid_to_at as boundary_at
+    from rate_card
+    where valid_to_at is not null
 ),
 
 cuts as (
-    select allocation_id, allocation_start_at as cut_at from allocations
+    select
+        allocation_id,
+        allocation_start_at as cut_at
+    from allocations
     union
-    select allocation_id, allocation_end_at as cut_at from allocations
+    select
+        allocation_id,
+        allocation_end_at as cut_at
+    from allocations
     union
     select
         allocations.allocation_id,
@@ -37,8 +50,8 @@ cuts as (
     from allocations
     inner join periods
         on
-            periods.period_start_at > allocations.allocation_start_at
-            and periods.period_start_at < allocations.allocation_end_at
+            allocations.allocation_start_at < periods.period_start_at
+            and allocations.allocation_end_at > periods.period_start_at
     union
     select
         allocations.allocation_id,
@@ -48,8 +61,8 @@ cuts as (
         on
             allocations.scope_type = ownership.scope_type
             and allocations.scope_key = ownership.scope_key
-            and ownership.valid_from_at > allocations.allocation_start_at
-            and ownership.valid_from_at < allocations.allocation_end_at
+            and allocations.allocation_start_at < ownership.valid_from_at
+            and allocations.allocation_end_at > ownership.valid_from_at
     union
     select
         allocations.allocation_id,
@@ -58,8 +71,8 @@ cuts as (
     inner join rate_boundaries
         on
             allocations.gpu_class = rate_boundaries.gpu_class
-            and rate_boundaries.boundary_at > allocations.allocation_start_at
-            and rate_boundaries.boundary_at < allocations.allocation_end_at
+            and allocations.allocation_start_at < rate_boundaries.boundary_at
+            and allocations.allocation_end_at > rate_boundaries.boundary_at
 ),
 
 pieces as (

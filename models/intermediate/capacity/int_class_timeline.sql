@@ -28,23 +28,47 @@ classes as (
 ),
 
 events as (
-    select gpu_class, segment_start_at as event_at from segments
+    select
+        gpu_class,
+        segment_start_at as event_at
+    from segments
     union
-    select gpu_class, segment_end_at as event_at from segments
+    select
+        gpu_class,
+        segment_end_at as event_at
+    from segments
     union
-    select gpu_class, in_service_from_at as event_at from devices
+    select
+        gpu_class,
+        in_service_from_at as event_at
+    from devices
     union
-    select gpu_class, in_service_to_at as event_at from devices where in_service_to_at is not null
+    select
+        gpu_class,
+        in_service_to_at as event_at
+    from devices
+    where in_service_to_at is not null
     union
-    select gpu_class, valid_from_at as event_at from reservations
+    select
+        gpu_class,
+        valid_from_at as event_at
+    from reservations
     union
-    select gpu_class, valid_to_at as event_at from reservations where valid_to_at is not null
+    select
+        gpu_class,
+        valid_to_at as event_at
+    from reservations
+    where valid_to_at is not null
     union
-    select classes.gpu_class, periods.period_start_at as event_at
+    select
+        classes.gpu_class,
+        periods.period_start_at as event_at
     from classes
     cross join periods
     union
-    select classes.gpu_class, periods.period_end_at as event_at
+    select
+        classes.gpu_class,
+        periods.period_end_at as event_at
     from classes
     cross join periods
 ),
@@ -82,7 +106,7 @@ with_devices as (
     left join devices
         on
             in_periods.gpu_class = devices.gpu_class
-            and devices.in_service_from_at <= in_periods.interval_start_at
+            and in_periods.interval_start_at >= devices.in_service_from_at
             and {{ gpuledger.open_end('devices.in_service_to_at') }} >= in_periods.interval_end_at
     group by
         in_periods.gpu_class, in_periods.interval_start_at, in_periods.interval_end_at, in_periods.period
@@ -100,8 +124,8 @@ with_allocations as (
     left join segments
         on
             with_devices.gpu_class = segments.gpu_class
-            and segments.segment_start_at <= with_devices.interval_start_at
-            and segments.segment_end_at >= with_devices.interval_end_at
+            and with_devices.interval_start_at >= segments.segment_start_at
+            and with_devices.interval_end_at <= segments.segment_end_at
     group by
         with_devices.gpu_class,
         with_devices.interval_start_at,
@@ -125,7 +149,7 @@ final as (
     left join reservations
         on
             with_allocations.gpu_class = reservations.gpu_class
-            and reservations.valid_from_at <= with_allocations.interval_start_at
+            and with_allocations.interval_start_at >= reservations.valid_from_at
             and {{ gpuledger.open_end('reservations.valid_to_at') }} >= with_allocations.interval_end_at
     group by
         with_allocations.gpu_class,

@@ -37,7 +37,7 @@ reserved_priced as (
         on
             reservation_periods.gpu_class = rate_card.gpu_class
             and rate_card.charge_basis = 'reserved_gpu_hour'
-            and rate_card.valid_from_at < reservation_periods.reserved_to_at
+            and reservation_periods.reserved_to_at > rate_card.valid_from_at
             and {{ gpuledger.open_end('rate_card.valid_to_at') }} > reservation_periods.reserved_from_at
 ),
 

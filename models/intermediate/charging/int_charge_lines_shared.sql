@@ -53,9 +53,16 @@ tenant_hours as (
 ),
 
 active_tenants as (
-    select period, tenant_id from usage where tenant_id != '__unattributed__'
+    select
+        period,
+        tenant_id
+    from usage
+    where tenant_id != '__unattributed__'
     union
-    select period, tenant_id from reservation_periods
+    select
+        period,
+        tenant_id
+    from reservation_periods
 ),
 
 overhead_drivers as (
@@ -97,7 +104,7 @@ overhead_participants as (
         'period' as unit,
         overhead_totals.overhead_amount as raw_amount
     from overhead_totals
-    where overhead_totals.period not in (select period from overhead_drivers)
+    where overhead_totals.period not in (select overhead_drivers.period from overhead_drivers)
 ),
 
 overhead_lines as (

@@ -35,7 +35,7 @@ open_lines as (
         'provisional' as status,
         cast(null as {{ dbt.type_string() }}) as close_id
     from provisional
-    where provisional.period not in (select period from latest_close)
+    where provisional.period not in (select latest_close.period from latest_close)
 ),
 
 closed_lines as (

@@ -78,12 +78,17 @@ check_capacity_identity as (
     select
         periods.period,
         'capacity_identity' as check_name,
-        coalesce(sum(case when identity.unallocated_gpu_hours < -0.000001
-            then -identity.unallocated_gpu_hours else 0 end), 0) as observed_value,
+        coalesce(sum(case
+            when identity.unallocated_gpu_hours < -0.000001
+                then -identity.unallocated_gpu_hours
+            else 0
+        end), 0) as observed_value,
         cast(0 as double) as limit_value,
         'gpu_hours over physical' as unit,
         coalesce(string_agg(
-            identity.gpu_class || ': physical ' || cast(round(identity.physical_gpu_hours, 3) as {{ dbt.type_string() }})
+            identity.gpu_class
+            || ': physical '
+            || cast(round(identity.physical_gpu_hours, 3) as {{ dbt.type_string() }})
             || ' = allocated ' || cast(round(identity.allocated_gpu_hours, 3) as {{ dbt.type_string() }})
             || ' + unallocated ' || cast(round(identity.unallocated_gpu_hours, 3) as {{ dbt.type_string() }})
             || ' + unavailable 0',
@@ -99,17 +104,20 @@ check_within_capacity as (
     select
         periods.period,
         'allocation_within_capacity' as check_name,
-        coalesce(sum(case when timeline.allocated_gpu_equivalents > timeline.in_service_gpus
-            then (timeline.allocated_gpu_equivalents - timeline.in_service_gpus) * timeline.interval_hours
-            else 0 end), 0) as observed_value,
+        coalesce(sum(case
+            when timeline.allocated_gpu_equivalents > timeline.in_service_gpus
+                then (timeline.allocated_gpu_equivalents - timeline.in_service_gpus) * timeline.interval_hours
+            else 0
+        end), 0) as observed_value,
         cast(0 as double) as limit_value,
         'gpu_hours over capacity' as unit,
         coalesce(string_agg(
-            case when timeline.allocated_gpu_equivalents > timeline.in_service_gpus then
-                timeline.gpu_class || ' ' || cast(timeline.interval_start_at as {{ dbt.type_string() }})
-                || '..' || cast(timeline.interval_end_at as {{ dbt.type_string() }}) || ': '
-                || cast(timeline.allocated_gpu_equivalents as {{ dbt.type_string() }}) || ' allocated > '
-                || cast(timeline.in_service_gpus as {{ dbt.type_string() }}) || ' in service'
+            case
+                when timeline.allocated_gpu_equivalents > timeline.in_service_gpus then
+                    timeline.gpu_class || ' ' || cast(timeline.interval_start_at as {{ dbt.type_string() }})
+                    || '..' || cast(timeline.interval_end_at as {{ dbt.type_string() }}) || ': '
+                    || cast(timeline.allocated_gpu_equivalents as {{ dbt.type_string() }}) || ' allocated > '
+                    || cast(timeline.in_service_gpus as {{ dbt.type_string() }}) || ' in service'
             end, '; ' order by timeline.gpu_class, timeline.interval_start_at
         ), 'every instant within capacity') as detail
     from periods
@@ -122,16 +130,19 @@ check_reservations as (
     select
         periods.period,
         'reservations_within_capacity' as check_name,
-        coalesce(sum(case when timeline.reserved_gpus > timeline.in_service_gpus
-            then (timeline.reserved_gpus - timeline.in_service_gpus) * timeline.interval_hours
-            else 0 end), 0) as observed_value,
+        coalesce(sum(case
+            when timeline.reserved_gpus > timeline.in_service_gpus
+                then (timeline.reserved_gpus - timeline.in_service_gpus) * timeline.interval_hours
+            else 0
+        end), 0) as observed_value,
         cast(0 as double) as limit_value,
         'reserved gpu_hours over capacity' as unit,
         coalesce(string_agg(
-            case when timeline.reserved_gpus > timeline.in_service_gpus then
-                timeline.gpu_class || ' from ' || cast(timeline.interval_start_at as {{ dbt.type_string() }})
-                || ': ' || cast(timeline.reserved_gpus as {{ dbt.type_string() }}) || ' reserved > '
-                || cast(timeline.in_service_gpus as {{ dbt.type_string() }}) || ' in service'
+            case
+                when timeline.reserved_gpus > timeline.in_service_gpus then
+                    timeline.gpu_class || ' from ' || cast(timeline.interval_start_at as {{ dbt.type_string() }})
+                    || ': ' || cast(timeline.reserved_gpus as {{ dbt.type_string() }}) || ' reserved > '
+                    || cast(timeline.in_service_gpus as {{ dbt.type_string() }}) || ' in service'
             end, '; ' order by timeline.gpu_class, timeline.interval_start_at
         ), 'reservations fit the approved inventory at every instant') as detail
     from periods
@@ -154,9 +165,11 @@ check_unattributed_hours as (
     select
         periods.period,
         'unattributed_gpu_hours' as check_name,
-        case when coalesce(unattributed.total_gpu_hours, 0) > 0
-            then 100 * unattributed.unattributed_gpu_hours / unattributed.total_gpu_hours
-            else 0 end as observed_value,
+        case
+            when coalesce(unattributed.total_gpu_hours, 0) > 0
+                then 100 * unattributed.unattributed_gpu_hours / unattributed.total_gpu_hours
+            else 0
+        end as observed_value,
         cast(settings.unattributed_tolerance_pct as double) as limit_value,
         'percent of allocated gpu_hours' as unit,
         cast(round(coalesce(unattributed.unattributed_gpu_hours, 0), 3) as {{ dbt.type_string() }})
@@ -171,8 +184,11 @@ check_unattributed_hours as (
 charge_totals as (
     select
         period,
-        sum(case when charge_component != 'credit' and tenant_id != '__platform__'
-            then amount else 0 end) as charged_amount,
+        sum(case
+            when charge_component != 'credit' and tenant_id != '__platform__'
+                then amount
+            else 0
+        end) as charged_amount,
         sum(case when tenant_id = '__unattributed__' then amount else 0 end) as unattributed_amount
     from charges
     group by period
@@ -182,9 +198,11 @@ check_unattributed_cost as (
     select
         periods.period,
         'unattributed_cost' as check_name,
-        case when coalesce(charge_totals.charged_amount, 0) > 0
-            then 100 * charge_totals.unattributed_amount / charge_totals.charged_amount
-            else 0 end as observed_value,
+        case
+            when coalesce(charge_totals.charged_amount, 0) > 0
+                then 100 * charge_totals.unattributed_amount / charge_totals.charged_amount
+            else 0
+        end as observed_value,
         cast(settings.unattributed_tolerance_pct as double) as limit_value,
         'percent of tenant charges' as unit,
         cast(coalesce(charge_totals.unattributed_amount, 0) as {{ dbt.type_string() }})
@@ -206,6 +224,23 @@ pool_lines as (
     group by period, gpu_class
 ),
 
+overhead_totals as (
+    select
+        period,
+        sum(overhead_amount) as total_cost
+    from overheads
+    group by period
+),
+
+shared_lines as (
+    select
+        period,
+        sum(amount) as recovered_amount
+    from charges
+    where charge_component = 'shared_overhead'
+    group by period
+),
+
 recovery as (
     select
         pools.period,
@@ -221,15 +256,8 @@ recovery as (
         'shared' as gpu_class,
         overhead_totals.total_cost,
         coalesce(shared_lines.recovered_amount, 0) as recovered_amount
-    from (
-        select period, sum(overhead_amount) as total_cost from overheads group by period
-    ) as overhead_totals
-    left join (
-        select period, sum(amount) as recovered_amount
-        from charges
-        where charge_component = 'shared_overhead'
-        group by period
-    ) as shared_lines
+    from overhead_totals
+    left join shared_lines
         on overhead_totals.period = shared_lines.period
 ),
 
@@ -264,8 +292,8 @@ check_negative_intervals as (
     left join jobs
         on
             jobs.ended_at < jobs.started_at
-            and jobs.started_at >= periods.period_start_at
-            and jobs.started_at < periods.period_end_at
+            and periods.period_start_at <= jobs.started_at
+            and periods.period_end_at > jobs.started_at
     group by periods.period
 ),
 
@@ -285,8 +313,7 @@ check_orphans as (
 ),
 
 overlapping_ownership as (
-    select
-        earlier.scope_type || ':' || earlier.scope_key as scope
+    select earlier.scope_type || ':' || earlier.scope_key as scope
     from ownership as earlier
     inner join ownership as later
         on
@@ -344,6 +371,19 @@ check_quarantine as (
     group by periods.period
 ),
 
+evidence_pending as (
+    select
+        'no_overlapping_exclusive_allocations' as check_name,
+        'device allocations' as unit,
+        'needs device-level allocation evidence (Kubernetes, NVML); sacct names nodes, not GPUs'
+            as detail
+    union all
+    select
+        'no_success_without_workload' as check_name,
+        'success events' as unit,
+        'needs productive-work evidence (gateway request logs, model-server counters)' as detail
+),
+
 not_applicable as (
     select
         periods.period,
@@ -353,42 +393,73 @@ not_applicable as (
         checks.unit,
         checks.detail
     from periods
-    cross join (
-        select
-            'no_overlapping_exclusive_allocations' as check_name,
-            'device allocations' as unit,
-            'needs device-level allocation evidence (Kubernetes, NVML); sacct names nodes, not GPUs'
-                as detail
-        union all
-        select
-            'no_success_without_workload' as check_name,
-            'success events' as unit,
-            'needs productive-work evidence (gateway request logs, model-server counters)' as detail
-    ) as checks
+    cross join evidence_pending as checks
 ),
 
 measured as (
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
     from check_capacity_identity
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
     from check_within_capacity
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
     from check_reservations
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case when observed_value <= limit_value then 'pass' else 'fail' end as status
     from check_unattributed_hours
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case when observed_value <= limit_value then 'pass' else 'fail' end as status
     from check_unattributed_cost
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case
             when pool_count = 0 then 'not_applicable'
             when observed_value <= limit_value then 'pass'
@@ -396,27 +467,69 @@ measured as (
         end as status
     from check_cost_recovery
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case when observed_value = 0 then 'pass' else 'fail' end as status
     from check_negative_intervals
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
     from check_orphans
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case when observed_value = 0 then 'pass' else 'fail' end as status
     from check_ownership
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case when observed_value = 0 then 'pass' else 'fail' end as status
     from check_rates
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, false as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        false as is_blocking,
         'info' as status
     from check_quarantine
     union all
-    select period, check_name, observed_value, limit_value, unit, detail, true as is_blocking,
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         'not_applicable' as status
     from not_applicable
 ),

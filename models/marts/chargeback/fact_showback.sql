@@ -85,13 +85,25 @@ charged as (
 ),
 
 keys as (
-    select period, tenant_id from reserved
+    select
+        period,
+        tenant_id
+    from reserved
     union
-    select period, tenant_id from allocated
+    select
+        period,
+        tenant_id
+    from allocated
     union
-    select period, tenant_id from job_outcomes
+    select
+        period,
+        tenant_id
+    from job_outcomes
     union
-    select period, tenant_id from charged
+    select
+        period,
+        tenant_id
+    from charged
 ),
 
 final as (
@@ -124,8 +136,10 @@ final as (
         charged.currency,
         case
             when job_outcomes.successful_jobs > 0
-                then cast(round(charged.total_charge / job_outcomes.successful_jobs, 2)
-                    as decimal(18, 2))
+                then cast(
+                    round(charged.total_charge / job_outcomes.successful_jobs, 2)
+                    as decimal(18, 2)
+                )
         end as cost_per_successful_unit,
         coalesce(charged.status, 'provisional') as status
     from keys

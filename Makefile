@@ -1,0 +1,37 @@
+# GPU Ledger — the two commands of the README are `make demo` and `make test`.
+VENV      ?= .venv
+PYTHON    ?= python3
+BIN       := $(VENV)/bin
+STAMP     := $(VENV)/.installed
+TEST_HOME ?= $(CURDIR)/.gpuledger-test
+
+.PHONY: demo test lint dbt-test pytest clean
+
+$(STAMP): pyproject.toml requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev,orchestration]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/gpuledger demo
+
+test: lint dbt-test pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	GPULEDGER_HOME=$(TEST_HOME)/lint $(BIN)/python -m gpuledger.devtools prepare-home $(TEST_HOME)/lint
+	GPULEDGER_HOME=$(TEST_HOME)/lint $(BIN)/sqlfluff lint models tests/dbt --processes 2
+
+# Every dbt model, data test, contract and unit test, over the demo month.
+dbt-test: $(STAMP)
+	rm -rf $(TEST_HOME)/dbt
+	$(BIN)/gpuledger --home $(TEST_HOME)/dbt demo > /dev/null
+	GPULEDGER_HOME=$(TEST_HOME)/dbt $(BIN)/dbt build --project-dir . --profiles-dir . \
+		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
+
+pytest: $(STAMP)
+	$(BIN)/pytest -q
+
+clean:
+	rm -rf $(VENV) .gpuledger .gpuledger-demo $(TEST_HOME) target logs
