@@ -1,0 +1,144 @@
+"""Shared test helpers: write policy directories, sacct text and inventories; run the CLI."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from gpuledger.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+
+XDMOD_FIELDS = (
+    "jobid|jobidraw|cluster|partition|qos|account|group|gid|user|uid|submit|eligible|start|end|"
+    "elapsed|exitcode|state|nnodes|ncpus|reqcpus|reqmem|reqtres|alloctres|timelimit|nodelist|jobname"
+).split("|")
+
+POLICY_HEADERS = {
+    "tenants": "tenant_id,tenant_name,department,cost_center",
+    "ownership": "scope_type,scope_key,tenant_id,project_id,valid_from,valid_to",
+    "reservations": "tenant_id,gpu_class,reserved_gpus,service_class,valid_from,valid_to",
+    "rate_card": "rate_card_version,valid_from,valid_to,gpu_class,charge_basis,unit_price,currency",
+    "cost_pools": "period,gpu_class,total_cost,fixed_share,currency",
+    "partition_weights": "sharing_mode,gpu_model,profile,capacity_fraction",
+    "gpu_classes": "gpu_model,gpu_class",
+    "credits": "period,tenant_id,amount,reason,adjustment_id",
+    "overheads": "period,overhead_id,amount,currency,description",
+    "settings": "key,value",
+}
+
+H100 = "NVIDIA H100 80GB HBM3"
+
+
+def write_policy(folder: Path, tables: Mapping[str, Iterable[str]]) -> Path:
+    """A policy directory: every file with its header, rows given as CSV lines."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, header in POLICY_HEADERS.items():
+        rows = list(tables.get(name, ()))
+        if name == "gpu_classes" and not rows:
+            rows = [f"{H100},h100"]
+        (folder / f"{name}.csv").write_text("\n".join([header, *rows]) + "\n")
+    return folder
+
+
+def ts(value: dt.datetime) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+@dataclass(frozen=True)
+class Job:
+    job_id: str
+    account: str
+    start: dt.datetime
+    end: dt.datetime | None
+    gpus: int
+    node: str
+    state: str = "COMPLETED"
+
+    def line(self) -> str:
+        elapsed = int(((self.end or self.start) - self.start).total_seconds())
+        tres = f"billing={self.gpus},cpu={self.gpus},gres/gpu:h100={self.gpus},gres/gpu={self.gpus}"
+        values = {
+            "jobid": self.job_id,
+            "jobidraw": self.job_id,
+            "cluster": "test",
+            "partition": "gpu",
+            "qos": "normal",
+            "account": self.account,
+            "group": "g",
+            "gid": "100",
+            "user": "u",
+            "uid": "1000",
+            "submit": ts(self.start),
+            "eligible": ts(self.start),
+            "start": ts(self.start),
+            "end": ts(self.end) if self.end else "Unknown",
+            "elapsed": f"{elapsed // 3600:02d}:{elapsed % 3600 // 60:02d}:{elapsed % 60:02d}",
+            "exitcode": "0:0" if self.state == "COMPLETED" else "1:0",
+            "state": self.state,
+            "nnodes": "1",
+            "ncpus": str(self.gpus),
+            "reqcpus": str(self.gpus),
+            "reqmem": "1000M",
+            "reqtres": f"billing={self.gpus},cpu={self.gpus},gres/gpu={self.gpus}",
+            "alloctres": tres + ",mem=1000M,node=1",
+            "timelimit": "UNLIMITED",
+            "nodelist": self.node,
+            "jobname": f"job{self.job_id}",
+        }
+        return "|".join(values[f] for f in XDMOD_FIELDS)
+
+
+def write_sacct(path: Path, jobs: Sequence[Job]) -> Path:
+    path.write_text("".join(job.line() + "\n" for job in jobs))
+    return path
+
+
+def write_inventory(path: Path, nodes: Mapping[str, int], model: str = H100) -> Path:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["gpu_uuid", "node", "gpu_model", "gpu_class", "in_service_from", "in_service_to"])
+    for node, count in nodes.items():
+        for index in range(count):
+            digest = hashlib.md5(f"{node}/{index}".encode()).hexdigest()
+            uuid = f"GPU-{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:]}"
+            writer.writerow([uuid, node, model, "", "2025-01-01T00:00:00Z", ""])
+    path.write_text(out.getvalue())
+    return path
+
+
+@dataclass(frozen=True)
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(home: Path, policy: Path | None, *args: str) -> CliResult:
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--home", str(home)]
+    if policy is not None:
+        argv += ["--policy", str(policy)]
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main([*argv, *args])
+    return CliResult(code, out.getvalue(), err.getvalue())
+
+
+def sql(home: Path, statement: str, params: Sequence[object] = ()) -> list[tuple]:
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        return con.execute(statement, list(params)).fetchall()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
