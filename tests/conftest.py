@@ -107,7 +107,9 @@ def write_sacct(path: Path, jobs: Sequence[Job]) -> Path:
 def write_inventory(path: Path, nodes: Mapping[str, int], model: str = H100) -> Path:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["gpu_uuid", "node", "gpu_model", "gpu_class", "in_service_from", "in_service_to"])
+    writer.writerow(
+        ["gpu_uuid", "node", "gpu_model", "gpu_class", "in_service_from", "in_service_to"]
+    )
     for node, count in nodes.items():
         for index in range(count):
             digest = hashlib.md5(f"{node}/{index}".encode()).hexdigest()

@@ -49,7 +49,13 @@ def test_close_blocks_over_tolerance_then_publishes_once_mapped(tmp_path: Path, 
 
     mapped = write_policy(
         tmp_path / "mapped",
-        BASE_POLICY | {"ownership": [*BASE_POLICY["ownership"], "slurm_account,scratch,atlas,sandbox,2026-01-01T00:00:00Z,"]},
+        BASE_POLICY
+        | {
+            "ownership": [
+                *BASE_POLICY["ownership"],
+                "slurm_account,scratch,atlas,sandbox,2026-01-01T00:00:00Z,",
+            ]
+        },
     )
     published = run_cli(home, mapped, "close", "--period", "2026-03", "--approver", "finance")
     assert published.exit_code == 0, published.stdout + published.stderr
@@ -73,7 +79,13 @@ def test_closed_period_is_not_rewritten_by_later_builds(tmp_path: Path, home: Pa
     _land(home, tmp_path)
     mapped = write_policy(
         tmp_path / "mapped",
-        BASE_POLICY | {"ownership": [*BASE_POLICY["ownership"], "slurm_account,scratch,atlas,,2026-01-01T00:00:00Z,"]},
+        BASE_POLICY
+        | {
+            "ownership": [
+                *BASE_POLICY["ownership"],
+                "slurm_account,scratch,atlas,,2026-01-01T00:00:00Z,",
+            ]
+        },
     )
     assert run_cli(home, mapped, "close", "--period", "2026-03").exit_code == 0
     before = sql(home, "select * from marts.fact_chargeback order by charge_line_id")
@@ -83,7 +95,10 @@ def test_closed_period_is_not_rewritten_by_later_builds(tmp_path: Path, home: Pa
         tmp_path / "repriced",
         BASE_POLICY
         | {
-            "ownership": [*BASE_POLICY["ownership"], "slurm_account,scratch,atlas,,2026-01-01T00:00:00Z,"],
+            "ownership": [
+                *BASE_POLICY["ownership"],
+                "slurm_account,scratch,atlas,,2026-01-01T00:00:00Z,",
+            ],
             "rate_card": ["r2,2026-01-01T00:00:00Z,,h100,allocated_gpu_hour,9.99,USD"],
         },
     )

@@ -65,7 +65,14 @@ def test_seed_000_allocation_chargeback_atlas_and_boreal(tmp_path: Path, home: P
         },
     )
     atlas = [
-        Job(f"{100 + k}", "atlas", MARCH + dt.timedelta(hours=k), MARCH + dt.timedelta(hours=k + 1), 8, "node-a")
+        Job(
+            f"{100 + k}",
+            "atlas",
+            MARCH + dt.timedelta(hours=k),
+            MARCH + dt.timedelta(hours=k + 1),
+            8,
+            "node-a",
+        )
         for k in range(90)
     ]
     boreal = [
@@ -198,7 +205,13 @@ def test_quota_burst_charges_guarantee_and_borrowed_hours(tmp_path: Path, home: 
     )
     assert lines == [
         ("atlas", "burst_usage", Decimal("100.000000"), Decimal("3.000000"), Decimal("300.00")),
-        ("atlas", "guaranteed_capacity", Decimal("1488.000000"), Decimal("1.500000"), Decimal("2232.00")),
+        (
+            "atlas",
+            "guaranteed_capacity",
+            Decimal("1488.000000"),
+            Decimal("1.500000"),
+            Decimal("2232.00"),
+        ),
         ("boreal", "burst_usage", Decimal("10.000000"), Decimal("3.000000"), Decimal("30.00")),
     ]
     per_job = sql(
@@ -211,4 +224,7 @@ def test_quota_burst_charges_guarantee_and_borrowed_hours(tmp_path: Path, home: 
         ("slurm:test:11", Decimal("100.000000"), Decimal("50.000000"), Decimal("50.000000")),
         ("slurm:test:12", Decimal("10.000000"), Decimal("0.000000"), Decimal("10.000000")),
     ]
-    assert _tenant_totals(home, "2026-03") == {"atlas": Decimal("2532.00"), "boreal": Decimal("30.00")}
+    assert _tenant_totals(home, "2026-03") == {
+        "atlas": Decimal("2532.00"),
+        "boreal": Decimal("30.00"),
+    }
