@@ -14,12 +14,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from extractors.slurm.parse import XDMOD_FIELDS
 from gpuledger.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
-
-XDMOD_FIELDS = ["jobid", "jobidraw", "cluster", "partition", "qos", "account", "group", "gid", "user", "uid", "submit", "eligible", "start", "end", "elapsed", "exitcode", "state", "nnodes", "ncpus", "reqcpus", "reqmem", "reqtres", "alloctres", "timelimit", "nodelist", "jobname"]
 
 POLICY_HEADERS = {
     "tenants": "tenant_id,tenant_name,department,cost_center",
