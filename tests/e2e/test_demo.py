@@ -48,7 +48,8 @@ def test_demo_ownership_change_splits_the_shared_account(demo_home: tuple[Path, 
     owners = sql(
         home,
         "select tenant_id, min(segment_start_at), max(segment_end_at) "
-        "from marts.fact_gpu_allocation where scope_key = 'nlp-shared' and period = '2026-10' group by all order by 2",
+        "from marts.fact_gpu_allocation where scope_key = 'nlp-shared' and period = '2026-10' "
+        "group by all order by 2",
     )
     assert [o[0] for o in owners] == ["atlas", "cirrus"]
     assert str(owners[0][2]) <= "2026-10-15 12:00:00" <= str(owners[1][1])
