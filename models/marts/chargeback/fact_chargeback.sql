@@ -8,11 +8,11 @@ provisional as (
 ),
 
 closes as (
-    select * from {{ source('ledger', 'closes') }}
+    select * from {{ ref('stg_ledger__closes') }}
 ),
 
 published as (
-    select * from {{ source('ledger', 'chargeback_lines') }}
+    select * from {{ ref('stg_ledger__chargeback_lines') }}
 ),
 
 latest_close as (

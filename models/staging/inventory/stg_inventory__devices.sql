@@ -2,7 +2,7 @@
 with
 
 devices as (
-    select * from {{ source('raw', 'inventory_devices') }}
+    select * from {{ source('inventory', 'inventory_devices') }}
 ),
 
 batches as (

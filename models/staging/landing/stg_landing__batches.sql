@@ -1,7 +1,7 @@
 with
 
 source as (
-    select * from {{ source('raw', 'batches') }}
+    select * from {{ source('landing', 'batches') }}
 ),
 
 final as (

@@ -1,7 +1,7 @@
 with
 
 source as (
-    select * from {{ source('raw', 'quarantine') }}
+    select * from {{ source('landing', 'quarantine') }}
 ),
 
 final as (

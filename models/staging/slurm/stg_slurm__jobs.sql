@@ -4,7 +4,7 @@
 with
 
 jobs as (
-    select * from {{ source('raw', 'slurm_jobs') }}
+    select * from {{ source('slurm', 'slurm_jobs') }}
 ),
 
 batches as (
