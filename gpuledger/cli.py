@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from extractors.commands import source_commands
 from extractors.filebatch import SourceFileError
 from extractors.inventory.parse import InventoryFormatError
 from extractors.landing import LandingReport, home_lock
@@ -41,12 +42,8 @@ def _parser() -> argparse.ArgumentParser:
 
     ingest = commands.add_parser("ingest", help="land raw evidence")
     sources = ingest.add_subparsers(dest="source", required=True)
-    slurm = sources.add_parser("slurm", help="sacct --parsable2 or --json output")
-    slurm.add_argument("--file", nargs="+", required=True, type=Path, metavar="PATH")
-    slurm.add_argument("--timezone", default="UTC", help="zone of zone-less times (default UTC)")
-    slurm.add_argument("--cluster", help="cluster name when the output has none")
-    inventory = sources.add_parser("inventory", help="CMDB CSV export of the GPUs")
-    inventory.add_argument("--file", nargs="+", required=True, type=Path, metavar="PATH")
+    for name, command in source_commands().items():
+        command.add_arguments(sources.add_parser(name, help=command.HELP))
 
     build_cmd = commands.add_parser("build", help="build the warehouse (dbt)")
     build_cmd.add_argument("--period", type=_period, help="accepted for symmetry; builds all")
@@ -76,18 +73,9 @@ def _print_landing(report: LandingReport) -> None:
 
 
 def _ingest(home: Path, args: argparse.Namespace) -> int:
-    reports = []
-    for path in args.file:
-        if args.source == "slurm":
-            from extractors.slurm.client import ingest_file
-
-            report = ingest_file(home, path, cluster=args.cluster, timezone=args.timezone)
-        else:
-            from extractors.inventory.client import ingest_file as ingest_inventory
-
-            report = ingest_inventory(home, path)
+    reports = source_commands()[args.source].ingest(home, args)
+    for report in reports:
         _print_landing(report)
-        reports.append(report)
     if len(reports) > 1:
         print(
             f"total: read {sum(r.records_read for r in reports)}, "
