@@ -100,29 +100,52 @@ check_capacity_identity as (
     group by periods.period
 ),
 
+capacity_violations as (
+    select
+        period,
+        gpu_class,
+        count(*) as interval_count,
+        min(interval_start_at) as first_at,
+        max(interval_end_at) as last_at,
+        max(allocated_gpu_equivalents - in_service_gpus) as worst_excess,
+        sum((allocated_gpu_equivalents - in_service_gpus) * interval_hours) as excess_gpu_hours
+    from timeline
+    where allocated_gpu_equivalents > in_service_gpus and gpu_class != 'unknown'
+    group by period, gpu_class
+),
+
+reservation_violations as (
+    select
+        period,
+        gpu_class,
+        count(*) as interval_count,
+        min(interval_start_at) as first_at,
+        max(interval_end_at) as last_at,
+        max(reserved_gpus - in_service_gpus) as worst_excess,
+        sum((reserved_gpus - in_service_gpus) * interval_hours) as excess_gpu_hours
+    from timeline
+    where reserved_gpus > in_service_gpus
+    group by period, gpu_class
+),
+
 check_within_capacity as (
     select
         periods.period,
         'allocation_within_capacity' as check_name,
-        coalesce(sum(case
-            when timeline.allocated_gpu_equivalents > timeline.in_service_gpus
-                then (timeline.allocated_gpu_equivalents - timeline.in_service_gpus) * timeline.interval_hours
-            else 0
-        end), 0) as observed_value,
+        coalesce(sum(capacity_violations.excess_gpu_hours), 0) as observed_value,
         cast(0 as double) as limit_value,
         'gpu_hours over capacity' as unit,
         coalesce(string_agg(
-            case
-                when timeline.allocated_gpu_equivalents > timeline.in_service_gpus then
-                    timeline.gpu_class || ' ' || cast(timeline.interval_start_at as {{ dbt.type_string() }})
-                    || '..' || cast(timeline.interval_end_at as {{ dbt.type_string() }}) || ': '
-                    || cast(timeline.allocated_gpu_equivalents as {{ dbt.type_string() }}) || ' allocated > '
-                    || cast(timeline.in_service_gpus as {{ dbt.type_string() }}) || ' in service'
-            end, '; ' order by timeline.gpu_class, timeline.interval_start_at
+            capacity_violations.gpu_class || ': ' || cast(capacity_violations.interval_count as {{ dbt.type_string() }})
+            || ' intervals between ' || cast(capacity_violations.first_at as {{ dbt.type_string() }})
+            || ' and ' || cast(capacity_violations.last_at as {{ dbt.type_string() }}) || ', worst '
+            || cast(capacity_violations.worst_excess as {{ dbt.type_string() }})
+            || ' GPU-equivalents above the GPUs in service',
+            '; ' order by capacity_violations.gpu_class
         ), 'every instant within capacity') as detail
     from periods
-    left join timeline
-        on periods.period = timeline.period and timeline.gpu_class != 'unknown'
+    left join capacity_violations
+        on periods.period = capacity_violations.period
     group by periods.period
 ),
 
@@ -130,24 +153,20 @@ check_reservations as (
     select
         periods.period,
         'reservations_within_capacity' as check_name,
-        coalesce(sum(case
-            when timeline.reserved_gpus > timeline.in_service_gpus
-                then (timeline.reserved_gpus - timeline.in_service_gpus) * timeline.interval_hours
-            else 0
-        end), 0) as observed_value,
+        coalesce(sum(reservation_violations.excess_gpu_hours), 0) as observed_value,
         cast(0 as double) as limit_value,
         'reserved gpu_hours over capacity' as unit,
         coalesce(string_agg(
-            case
-                when timeline.reserved_gpus > timeline.in_service_gpus then
-                    timeline.gpu_class || ' from ' || cast(timeline.interval_start_at as {{ dbt.type_string() }})
-                    || ': ' || cast(timeline.reserved_gpus as {{ dbt.type_string() }}) || ' reserved > '
-                    || cast(timeline.in_service_gpus as {{ dbt.type_string() }}) || ' in service'
-            end, '; ' order by timeline.gpu_class, timeline.interval_start_at
+            reservation_violations.gpu_class || ': ' || cast(reservation_violations.interval_count as {{ dbt.type_string() }})
+            || ' intervals between ' || cast(reservation_violations.first_at as {{ dbt.type_string() }})
+            || ' and ' || cast(reservation_violations.last_at as {{ dbt.type_string() }}) || ', worst '
+            || cast(reservation_violations.worst_excess as {{ dbt.type_string() }})
+            || ' GPUs reserved above the GPUs in service',
+            '; ' order by reservation_violations.gpu_class
         ), 'reservations fit the approved inventory at every instant') as detail
     from periods
-    left join timeline
-        on periods.period = timeline.period
+    left join reservation_violations
+        on periods.period = reservation_violations.period
     group by periods.period
 ),
 
