@@ -1,6 +1,7 @@
 {#- Per GPU class, the timeline cut at every allocation, device service and reservation
-    boundary and at every period start: in each interval the in-service GPUs, the allocated
-    GPU-equivalents and the reserved GPUs are constant. Feeds the instant-level checks. -#}
+    boundary and at every period start and end: in each interval the in-service GPUs, the
+    allocated GPU-equivalents and the reserved GPUs are constant. They are running sums of
+    the boundaries' deltas (O(n log n), no range join). Feeds the instant-level checks. -#}
 with
 
 segments as (
@@ -27,137 +28,121 @@ classes as (
     select distinct gpu_class from reservations
 ),
 
+deltas as (
+    select
+        gpu_class,
+        segment_start_at as event_at,
+        gpu_equivalents as allocated_delta,
+        0 as device_delta,
+        0 as reserved_delta
+    from segments
+    union all
+    select
+        gpu_class,
+        segment_end_at as event_at,
+        -gpu_equivalents as allocated_delta,
+        0 as device_delta,
+        0 as reserved_delta
+    from segments
+    union all
+    select
+        gpu_class,
+        in_service_from_at as event_at,
+        0 as allocated_delta,
+        1 as device_delta,
+        0 as reserved_delta
+    from devices
+    union all
+    select
+        gpu_class,
+        in_service_to_at as event_at,
+        0 as allocated_delta,
+        -1 as device_delta,
+        0 as reserved_delta
+    from devices
+    where in_service_to_at is not null
+    union all
+    select
+        gpu_class,
+        valid_from_at as event_at,
+        0 as allocated_delta,
+        0 as device_delta,
+        reserved_gpus as reserved_delta
+    from reservations
+    union all
+    select
+        gpu_class,
+        valid_to_at as event_at,
+        0 as allocated_delta,
+        0 as device_delta,
+        -reserved_gpus as reserved_delta
+    from reservations
+    where valid_to_at is not null
+    union all
+    select
+        classes.gpu_class,
+        periods.period_start_at as event_at,
+        0 as allocated_delta,
+        0 as device_delta,
+        0 as reserved_delta
+    from classes
+    cross join periods
+    union all
+    select
+        classes.gpu_class,
+        periods.period_end_at as event_at,
+        0 as allocated_delta,
+        0 as device_delta,
+        0 as reserved_delta
+    from classes
+    cross join periods
+),
+
 events as (
     select
         gpu_class,
-        segment_start_at as event_at
-    from segments
-    union
-    select
-        gpu_class,
-        segment_end_at as event_at
-    from segments
-    union
-    select
-        gpu_class,
-        in_service_from_at as event_at
-    from devices
-    union
-    select
-        gpu_class,
-        in_service_to_at as event_at
-    from devices
-    where in_service_to_at is not null
-    union
-    select
-        gpu_class,
-        valid_from_at as event_at
-    from reservations
-    union
-    select
-        gpu_class,
-        valid_to_at as event_at
-    from reservations
-    where valid_to_at is not null
-    union
-    select
-        classes.gpu_class,
-        periods.period_start_at as event_at
-    from classes
-    cross join periods
-    union
-    select
-        classes.gpu_class,
-        periods.period_end_at as event_at
-    from classes
-    cross join periods
+        event_at,
+        sum(allocated_delta) as allocated_delta,
+        sum(device_delta) as device_delta,
+        sum(reserved_delta) as reserved_delta
+    from deltas
+    group by gpu_class, event_at
 ),
 
-elementary as (
+levels as (
     select
         gpu_class,
         event_at as interval_start_at,
-        lead(event_at) over (partition by gpu_class order by event_at) as interval_end_at
+        lead(event_at) over (partition by gpu_class order by event_at) as interval_end_at,
+        sum(device_delta) over (
+            partition by gpu_class order by event_at rows unbounded preceding
+        ) as in_service_gpus,
+        sum(allocated_delta) over (
+            partition by gpu_class order by event_at rows unbounded preceding
+        ) as allocated_gpu_equivalents,
+        sum(reserved_delta) over (
+            partition by gpu_class order by event_at rows unbounded preceding
+        ) as reserved_gpus
     from events
-),
-
-in_periods as (
-    select
-        elementary.gpu_class,
-        elementary.interval_start_at,
-        elementary.interval_end_at,
-        periods.period
-    from elementary
-    inner join periods
-        on
-            elementary.interval_start_at >= periods.period_start_at
-            and elementary.interval_start_at < periods.period_end_at
-    where elementary.interval_end_at is not null
-),
-
-with_devices as (
-    select
-        in_periods.gpu_class,
-        in_periods.interval_start_at,
-        in_periods.interval_end_at,
-        in_periods.period,
-        count(devices.gpu_uuid) as in_service_gpus
-    from in_periods
-    left join devices
-        on
-            in_periods.gpu_class = devices.gpu_class
-            and in_periods.interval_start_at >= devices.in_service_from_at
-            and {{ gpuledger.open_end('devices.in_service_to_at') }} >= in_periods.interval_end_at
-    group by
-        in_periods.gpu_class, in_periods.interval_start_at, in_periods.interval_end_at, in_periods.period
-),
-
-with_allocations as (
-    select
-        with_devices.gpu_class,
-        with_devices.interval_start_at,
-        with_devices.interval_end_at,
-        with_devices.period,
-        with_devices.in_service_gpus,
-        coalesce(sum(segments.gpu_equivalents), 0) as allocated_gpu_equivalents
-    from with_devices
-    left join segments
-        on
-            with_devices.gpu_class = segments.gpu_class
-            and with_devices.interval_start_at >= segments.segment_start_at
-            and with_devices.interval_end_at <= segments.segment_end_at
-    group by
-        with_devices.gpu_class,
-        with_devices.interval_start_at,
-        with_devices.interval_end_at,
-        with_devices.period,
-        with_devices.in_service_gpus
 ),
 
 final as (
     select
-        with_allocations.gpu_class,
-        with_allocations.period,
-        with_allocations.interval_start_at,
-        with_allocations.interval_end_at,
-        {{ gpuledger.hours_between('with_allocations.interval_start_at', 'with_allocations.interval_end_at') }}
+        levels.gpu_class,
+        periods.period,
+        levels.interval_start_at,
+        levels.interval_end_at,
+        {{ gpuledger.hours_between('levels.interval_start_at', 'levels.interval_end_at') }}
             as interval_hours,
-        with_allocations.in_service_gpus,
-        with_allocations.allocated_gpu_equivalents,
-        coalesce(sum(reservations.reserved_gpus), 0) as reserved_gpus
-    from with_allocations
-    left join reservations
+        levels.in_service_gpus,
+        levels.allocated_gpu_equivalents,
+        levels.reserved_gpus
+    from levels
+    inner join periods
         on
-            with_allocations.gpu_class = reservations.gpu_class
-            and with_allocations.interval_start_at >= reservations.valid_from_at
-            and {{ gpuledger.open_end('reservations.valid_to_at') }} >= with_allocations.interval_end_at
-    group by
-        with_allocations.gpu_class,
-        with_allocations.period,
-        with_allocations.interval_start_at,
-        with_allocations.interval_end_at,
-        with_allocations.in_service_gpus,
-        with_allocations.allocated_gpu_equivalents
+            levels.interval_start_at >= periods.period_start_at
+            and levels.interval_start_at < periods.period_end_at
+    where levels.interval_end_at is not null
 )
 
 select * from final
