@@ -74,7 +74,9 @@ def _policy(folder: Path, gpus: int) -> Path:
     return folder
 
 
-def _job(job_id: int, account: str, node: str, gpus: int, start: dt.datetime, end: dt.datetime) -> SlurmJob:
+def _job(
+    job_id: int, account: str, node: str, gpus: int, start: dt.datetime, end: dt.datetime
+) -> SlurmJob:
     tres = f"billing={gpus},cpu={gpus},gres/gpu:h100={gpus},gres/gpu={gpus},mem=64000M,node=1"
     return SlurmJob(
         cluster="bench", job_id=str(job_id), job_id_raw=str(job_id), array_job_id=None,
@@ -148,16 +150,19 @@ def main() -> int:
     close_s = time.perf_counter() - t1
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(close.stdout[-2000:], close.stderr[-2000:])
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
     line = (
-        f"| {dt.date.today()} | {args.gpus} | {landed:,} | {land_s:.1f} | {close_s:.1f} | "
+        f"| {dt.date.today()} | {commit} | {args.gpus} | {landed:,} | {land_s:.1f} | {close_s:.1f} | "
         f"{peak_mib:,.0f} | {close.returncode} | {os.cpu_count()} cores, {platform.python_version()} |"
     )
     if not args.results.exists():
         args.results.write_text(
             "# gpuledger close benchmark\n\n`python -m benchmarks.close_benchmark --gpus N --jobs M`"
             " (`make bench`). Close = build + reconciliation + publish, wall clock.\n\n"
-            "| date | GPUs | jobs | land s | close s | peak RSS MiB | exit | machine |\n"
-            "|---|---|---|---|---|---|---|---|\n"
+            "| date | commit | GPUs | jobs | land s | close s | peak RSS MiB | exit | machine |\n"
+            "|---|---|---|---|---|---|---|---|---|\n"
         )
     with args.results.open("a") as out:
         out.write(line + "\n")
