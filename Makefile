@@ -5,7 +5,7 @@ BIN       := $(VENV)/bin
 STAMP     := $(VENV)/.installed
 TEST_HOME ?= $(CURDIR)/.gpuledger-test
 
-.PHONY: demo test lint dbt-test pytest clean
+.PHONY: demo test lint dbt-test pytest clean bench
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -35,3 +35,7 @@ pytest: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .gpuledger .gpuledger-demo $(TEST_HOME) target logs
+
+# Speed and memory of the close on a synthetic fleet month (results: benchmarks/results.md).
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.close_benchmark --gpus 4096 --jobs 1000000

@@ -103,8 +103,16 @@ def generate(home: Path, gpus: int, jobs: int, seed: int) -> int:
                                 dt.datetime(2025, 1, 1), None, 1),
             )  # fmt: skip
     now = dt.datetime(2026, 11, 2)
-    land(home, source="inventory", file="bench-inventory", content=b"bench-inv-%d" % gpus,
-         options="", result=inventory, row_types={DEVICES_TABLE: InventoryDevice}, extracted_at=now)  # fmt: skip
+    land(
+        home,
+        source="inventory",
+        file="bench-inventory",
+        content=b"bench-inv-%d" % gpus,
+        options="",
+        result=inventory,
+        row_types={DEVICES_TABLE: InventoryDevice},
+        extracted_at=now,
+    )
     lanes = [(node, size) for node in nodes for size in LANES]
     per_lane = max(1, jobs // len(lanes))
     mean_seconds = (PERIOD_END - PERIOD_START).total_seconds() * 0.8 / per_lane
@@ -154,13 +162,15 @@ def main() -> int:
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
     line = (
-        f"| {dt.date.today()} | {commit} | {args.gpus} | {landed:,} | {land_s:.1f} | {close_s:.1f} | "
-        f"{peak_mib:,.0f} | {close.returncode} | {os.cpu_count()} cores, {platform.python_version()} |"
+        f"| {dt.date.today()} | {commit} | {args.gpus} | {landed:,} | {land_s:.1f} "
+        f"| {close_s:.1f} | {peak_mib:,.0f} | {close.returncode} "
+        f"| {os.cpu_count()} cores, {platform.python_version()} |"
     )
     if not args.results.exists():
         args.results.write_text(
-            "# gpuledger close benchmark\n\n`python -m benchmarks.close_benchmark --gpus N --jobs M`"
-            " (`make bench`). Close = build + reconciliation + publish, wall clock.\n\n"
+            "# gpuledger close benchmark\n\n"
+            "`python -m benchmarks.close_benchmark --gpus N --jobs M` (`make bench`). "
+            "Close = build + reconciliation + publish, wall clock.\n\n"
             "| date | commit | GPUs | jobs | land s | close s | peak RSS MiB | exit | machine |\n"
             "|---|---|---|---|---|---|---|---|---|\n"
         )
