@@ -183,42 +183,56 @@ amounts as (
     from participants
 ),
 
+lines as (
+    {#- The fixed and variable parts meet in one central line when a pool has no capacity and
+        no usage: sum per grain so every line is one row. -#}
+    select
+        period,
+        tenant_id,
+        charge_component,
+        gpu_class,
+        sum(quantity) as quantity,
+        sum(amount) as amount
+    from amounts
+    group by period, tenant_id, charge_component, gpu_class
+),
+
 final as (
     select
-        amounts.period,
-        amounts.tenant_id,
-        amounts.charge_component,
-        amounts.gpu_class,
-        cast(round(amounts.quantity, 6) as decimal(18, 6)) as quantity,
+        lines.period,
+        lines.tenant_id,
+        lines.charge_component,
+        lines.gpu_class,
+        cast(round(lines.quantity, 6) as decimal(18, 6)) as quantity,
         case
-            when amounts.charge_component = 'variable_usage' then 'gpu_hour'
-            when amounts.charge_component = 'fixed_capacity' then 'reserved_gpu_hour'
+            when lines.charge_component = 'variable_usage' then 'gpu_hour'
+            when lines.charge_component = 'fixed_capacity' then 'reserved_gpu_hour'
             else 'unreserved_gpu_hour'
         end as unit,
         case
-            when amounts.quantity > 0
-                then cast(round(amounts.amount / amounts.quantity, 6) as decimal(18, 6))
+            when lines.quantity > 0
+                then cast(round(lines.amount / lines.quantity, 6) as decimal(18, 6))
         end as unit_price,
-        amounts.amount,
+        cast(lines.amount as decimal(18, 2)) as amount,
         pool_split.currency,
         cast(null as {{ dbt.type_string() }}) as rate_card_version,
         case
-            when amounts.tenant_id = '__unattributed__' then 'unattributed'
-            when amounts.charge_component = 'variable_usage' then 'high'
+            when lines.tenant_id = '__unattributed__' then 'unattributed'
+            when lines.charge_component = 'variable_usage' then 'high'
             else 'policy'
         end as confidence,
         case
-            when amounts.charge_component = 'fixed_capacity'
+            when lines.charge_component = 'fixed_capacity'
                 then 'fixed pool cost x reserved share of physical capacity'
-            when amounts.charge_component = 'variable_usage'
+            when lines.charge_component = 'variable_usage'
                 then 'variable pool cost / eligible allocated GPU-hours'
             else 'unreserved remainder of the pool, centrally funded'
         end as description
-    from amounts
+    from lines
     inner join pool_split
         on
-            amounts.period = pool_split.period
-            and amounts.gpu_class = pool_split.gpu_class
+            lines.period = pool_split.period
+            and lines.gpu_class = pool_split.gpu_class
 )
 
 select * from final

@@ -19,26 +19,35 @@ settings as (
     select * from {{ ref('stg_policy__settings') }}
 ),
 
+reserved_rates as (
+    select * from rate_card
+    where charge_basis = 'reserved_gpu_hour'
+),
+
 reserved_priced as (
+    {#- A reservation part no committed rate covers still becomes a line, unpriced, so the
+        close's rate_card_coverage check blocks it instead of the guarantee going unbilled. -#}
     select
         reservation_periods.period,
         reservation_periods.tenant_id,
         reservation_periods.gpu_class,
-        rate_card.rate_card_version,
-        rate_card.unit_price,
-        rate_card.currency,
+        reserved_rates.rate_card_version,
+        reserved_rates.unit_price,
+        reserved_rates.currency,
         reservation_periods.reserved_gpus
         * {{ gpuledger.hours_between(
-            'greatest(reservation_periods.reserved_from_at, rate_card.valid_from_at)',
-            'least(reservation_periods.reserved_to_at, ' ~ gpuledger.open_end('rate_card.valid_to_at') ~ ')'
+            'greatest(reservation_periods.reserved_from_at, '
+            ~ 'coalesce(reserved_rates.valid_from_at, reservation_periods.reserved_from_at))',
+            'least(reservation_periods.reserved_to_at, '
+            ~ 'coalesce(' ~ gpuledger.open_end('reserved_rates.valid_to_at')
+            ~ ', reservation_periods.reserved_to_at))'
         ) }} as reserved_gpu_hours
     from reservation_periods
-    inner join rate_card
+    left join reserved_rates
         on
-            reservation_periods.gpu_class = rate_card.gpu_class
-            and rate_card.charge_basis = 'reserved_gpu_hour'
-            and reservation_periods.reserved_to_at > rate_card.valid_from_at
-            and {{ gpuledger.open_end('rate_card.valid_to_at') }} > reservation_periods.reserved_from_at
+            reservation_periods.gpu_class = reserved_rates.gpu_class
+            and reserved_rates.valid_from_at < reservation_periods.reserved_to_at
+            and {{ gpuledger.open_end('reserved_rates.valid_to_at') }} > reservation_periods.reserved_from_at
 ),
 
 guaranteed as (

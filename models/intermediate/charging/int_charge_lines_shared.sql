@@ -136,21 +136,26 @@ overhead_lines as (
 ),
 
 credit_lines as (
+    {#- One credit line per period and tenant; the adjustment ids and reasons it sums are
+        named in its description. -#}
     select
         credits.period,
         credits.tenant_id,
         'credit' as charge_component,
         'shared' as gpu_class,
-        cast(1 as decimal(18, 6)) as quantity,
+        cast(count(*) as decimal(18, 6)) as quantity,
         'adjustment' as unit,
-        cast(-credits.credit_amount as decimal(18, 6)) as unit_price,
-        cast(-credits.credit_amount as decimal(18, 2)) as amount,
-        settings.currency,
+        cast(-sum(credits.credit_amount) / count(*) as decimal(18, 6)) as unit_price,
+        cast(-sum(credits.credit_amount) as decimal(18, 2)) as amount,
+        min(settings.currency) as currency,
         cast(null as {{ dbt.type_string() }}) as rate_card_version,
         'policy' as confidence,
-        credits.adjustment_id || ': ' || credits.reason as description
+        string_agg(
+            credits.adjustment_id || ': ' || credits.reason, '; ' order by credits.adjustment_id
+        ) as description
     from credits
     cross join settings
+    group by credits.period, credits.tenant_id
 ),
 
 recovered as (

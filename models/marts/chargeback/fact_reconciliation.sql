@@ -331,15 +331,25 @@ check_orphans as (
     group by periods.period
 ),
 
+numbered_ownership as (
+    select
+        *,
+        row_number() over (
+            partition by scope_type, scope_key order by valid_from_at, tenant_id
+        ) as interval_number
+    from ownership
+),
+
 overlapping_ownership as (
     select earlier.scope_type || ':' || earlier.scope_key as scope
-    from ownership as earlier
-    inner join ownership as later
+    from numbered_ownership as earlier
+    inner join numbered_ownership as later
         on
             earlier.scope_type = later.scope_type
             and earlier.scope_key = later.scope_key
-            and earlier.valid_from_at < later.valid_from_at
-            and {{ gpuledger.open_end('earlier.valid_to_at') }} > later.valid_from_at
+            and earlier.interval_number < later.interval_number
+            and earlier.valid_from_at < {{ gpuledger.open_end('later.valid_to_at') }}
+            and later.valid_from_at < {{ gpuledger.open_end('earlier.valid_to_at') }}
 ),
 
 check_ownership as (
