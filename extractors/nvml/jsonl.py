@@ -1,0 +1,186 @@
+"""Reading JSON Lines evidence: one JSON object per line, each field checked (pure, no I/O).
+
+Shared by the JSONL sources (nvml, vgpu, requests). A field that is unusable raises
+`FieldError` naming the field; the parser turns it into a quarantined record.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from extractors.records import ParseResult
+
+Rows = list[tuple[str, object]]
+Builder = Callable[[dict[str, Any], int], Rows]
+
+
+class FieldError(ValueError):
+    """One field of a record is unusable: the whole record is rejected naming that field."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+def json_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(1-based line number, line) for every non-blank line; blank lines are not records."""
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        if line.strip():
+            yield number, line
+
+
+def load_object(line: str) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise FieldError("line", f"invalid JSON: {err.msg} at column {err.colno}") from None
+    if not isinstance(value, dict):
+        raise FieldError("line", f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def require_jsonl(records_read: int, objects: int, first_line: int) -> None:
+    """A file none of whose lines is a JSON object is not JSON Lines at all: a file error."""
+    if records_read and not objects:
+        raise ValueError(
+            f"line {first_line}: not JSON Lines (expected one JSON object per line, "
+            "none of the lines is one)"
+        )
+
+
+def parse_records(content: str, builders: dict[str, Builder]) -> ParseResult:
+    """Every non-blank line is one record, dispatched on its `record_type` to a builder that
+    returns its rows; a FieldError quarantines the record with its line and field."""
+    result = ParseResult()
+    objects, first_line = 0, 0
+    for line, raw in json_lines(content):
+        result.records_read += 1
+        first_line = first_line or line
+        try:
+            obj = load_object(raw)
+            objects += 1
+            kind = text(obj, "record_type")
+            if kind not in builders:
+                raise FieldError(
+                    "record_type",
+                    f"unknown record type {kind!r}; expected one of {', '.join(builders)}",
+                )
+            rows = builders[kind](obj, line)
+        except FieldError as err:
+            result.reject(line, err.field, err.reason, raw)
+            continue
+        for table, row in rows:
+            result.add(table, row)
+    require_jsonl(result.records_read, objects, first_line)
+    return result
+
+
+def text(obj: dict[str, Any], name: str, *, required: bool = True) -> str | None:
+    value = obj.get(name)
+    if value is None:
+        if required:
+            raise FieldError(name, "missing")
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise FieldError(name, f"expected a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def integer(
+    obj: dict[str, Any],
+    name: str,
+    *,
+    required: bool = True,
+    minimum: int | None = 0,
+    maximum: int | None = None,
+) -> int | None:
+    value = obj.get(name)
+    if value is None:
+        if required:
+            raise FieldError(name, "missing")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FieldError(name, f"expected an integer, got {value!r}")
+    _check_range(name, value, minimum, maximum)
+    return value
+
+
+def number(
+    obj: dict[str, Any],
+    name: str,
+    *,
+    required: bool = True,
+    minimum: float | None = 0,
+    maximum: float | None = None,
+) -> float | None:
+    value = obj.get(name)
+    if value is None:
+        if required:
+            raise FieldError(name, "missing")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise FieldError(name, f"expected a number, got {value!r}")
+    _check_range(name, value, minimum, maximum)
+    return float(value)
+
+
+def percent(obj: dict[str, Any], name: str) -> float | None:
+    """An optional percentage 0..100 (null when the device could not report it)."""
+    return number(obj, name, required=False, minimum=0, maximum=100)
+
+
+def choice(obj: dict[str, Any], name: str, allowed: tuple[str, ...], *, required: bool = True):
+    value = text(obj, name, required=required)
+    if value is not None and value not in allowed:
+        raise FieldError(name, f"{value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def timestamp(obj: dict[str, Any], name: str, *, required: bool = True) -> dt.datetime | None:
+    """ISO 8601 text with a zone offset (`Z`, `+02:00`) to zone-less UTC."""
+    value = text(obj, name, required=required)
+    if value is None:
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise FieldError(name, f"invalid ISO 8601 timestamp {value!r}") from None
+    if parsed.tzinfo is None:
+        raise FieldError(name, f"timestamp {value!r} has no zone offset (e.g. Z or +00:00)")
+    return parsed.astimezone(dt.UTC).replace(tzinfo=None)
+
+
+def reasons(obj: dict[str, Any], name: str = "null_reasons") -> str | None:
+    """A `{field: reason}` object (why fields are null) as canonical JSON text, None if empty."""
+    value = obj.get(name)
+    if value is None or value == {}:
+        return None
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise FieldError(name, f"expected an object of field -> reason strings, got {value!r}")
+    return json.dumps(value, sort_keys=True)
+
+
+def nested(obj: dict[str, Any], name: str, *, required: bool = True) -> dict[str, Any] | None:
+    value = obj.get(name)
+    if value is None:
+        if required:
+            raise FieldError(name, "missing")
+        return None
+    if not isinstance(value, dict):
+        raise FieldError(name, f"expected an object, got {type(value).__name__}")
+    return value
+
+
+def _check_range(name: str, value: float, minimum: float | None, maximum: float | None) -> None:
+    if minimum is not None and value < minimum:
+        raise FieldError(name, f"must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise FieldError(name, f"must be <= {maximum}, got {value}")

@@ -1,0 +1,82 @@
+"""Parse gateway request logs (JSON Lines) into GatewayRequest rows (pure).
+
+One JSON object per line with at least `request_id, tenant_id, endpoint, model,
+input_tokens, output_tokens, outcome, started_at, finished_at`; other fields are ignored.
+Rules, each a quarantine reason naming the field:
+- every listed field present; the text fields non-empty strings;
+- tokens non-negative JSON integers (`12`, not `12.0` or `"12"`);
+- `outcome` one of OUTCOMES (case-insensitive, landed lower case):
+  success (served), error (failed in the server), timeout, cancelled (by the caller),
+  rejected (refused before serving: quota, rate limit, validation);
+- timestamps ISO 8601 with a zone offset (`Z`, `+02:00`), landed as UTC;
+  `finished_at` not before `started_at`;
+- a `request_id` seen earlier in the same file is quarantined (the first one lands).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from extractors.nvml import jsonl
+from extractors.nvml.jsonl import FieldError
+from extractors.records import ParseResult
+from extractors.requests.records import REQUESTS_TABLE, GatewayRequest
+
+OUTCOMES = ("success", "error", "timeout", "cancelled", "rejected")
+
+
+def parse_requests_jsonl(text: str) -> ParseResult:
+    result = ParseResult()
+    seen: dict[str, int] = {}
+    objects, first_line = 0, 0
+    for line, raw in jsonl.json_lines(text):
+        result.records_read += 1
+        first_line = first_line or line
+        try:
+            obj = jsonl.load_object(raw)
+            objects += 1
+            request = _request(obj, line)
+            if request.request_id in seen:
+                raise FieldError(
+                    "request_id",
+                    f"duplicate request_id {request.request_id!r} "
+                    f"(first on line {seen[request.request_id]})",
+                )
+        except FieldError as err:
+            result.reject(line, err.field, err.reason, raw)
+            continue
+        seen[request.request_id] = line
+        result.add(REQUESTS_TABLE, request)
+    jsonl.require_jsonl(result.records_read, objects, first_line)
+    return result
+
+
+def _request(obj: dict[str, Any], line: int) -> GatewayRequest:
+    request_id = jsonl.text(obj, "request_id")
+    tenant_id = jsonl.text(obj, "tenant_id")
+    endpoint = jsonl.text(obj, "endpoint")
+    model = jsonl.text(obj, "model")
+    input_tokens = jsonl.integer(obj, "input_tokens")
+    output_tokens = jsonl.integer(obj, "output_tokens")
+    outcome = jsonl.text(obj, "outcome").lower()
+    if outcome not in OUTCOMES:
+        raise FieldError("outcome", f"{obj['outcome']!r} is not one of {', '.join(OUTCOMES)}")
+    started = jsonl.timestamp(obj, "started_at")
+    finished = jsonl.timestamp(obj, "finished_at")
+    if finished < started:
+        raise FieldError(
+            "finished_at",
+            f"finished_at {obj['finished_at']} is before started_at {obj['started_at']}",
+        )
+    return GatewayRequest(
+        request_id=request_id,
+        tenant_id=tenant_id,
+        endpoint=endpoint,
+        model=model,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        outcome=outcome,
+        started_at=started,
+        finished_at=finished,
+        source_line=line,
+    )
