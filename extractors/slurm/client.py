@@ -1,13 +1,35 @@
-"""Slurm accounting into the landing zone: from sacct output files."""
+"""Slurm accounting into the landing zone: from sacct output files, or live from sacct."""
 
 from __future__ import annotations
 
+import datetime as dt
+import json
+import os
+import shlex
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
-from extractors.filebatch import land_file
-from extractors.landing import LandingReport
+from extractors.filebatch import SourceFileError, land_file
+from extractors.landing import LandingReport, home_lock, land
+from extractors.slurm.live import (
+    check_cluster_name,
+    floor_seconds,
+    iso,
+    next_watermark,
+    plan_windows,
+    sacct_argv,
+    sacct_env,
+)
 from extractors.slurm.parse import parse_sacct_json, parse_sacct_text
 from extractors.slurm.records import RAW_TABLES
+from extractors.timeparse import parse_timestamp
+
+SACCT_TIMEOUT_SECONDS = 1800
+
+
+class SlurmLiveError(SourceFileError):
+    """A live run cannot go on (sacct missing or failing, no start point): a message, no trace."""
 
 
 def ingest_file(
@@ -28,3 +50,139 @@ def ingest_file(
         row_types=RAW_TABLES,
         options=f"cluster={cluster or ''};timezone={timezone}",
     )
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+def ingest_live(
+    home: Path,
+    *,
+    cluster: str,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    window_hours: int = 24,
+    sacct: str = "sacct",
+    now: dt.datetime | None = None,
+    progress: Callable[[str], None] = _print,
+) -> list[LandingReport]:
+    """Run sacct window by window (see extractors/slurm/live.py) and land each window.
+
+    Times are naive UTC. `since` defaults to the cluster's watermark (an error when there is
+    none yet), `until` to `now` (and is never later). After each window lands, the watermark
+    `<home>/state/slurm/<cluster>.json` moves to the window's end, but never past `now - LAG`;
+    a run that stops half-way resumes from there. sacct output that is not UTF-8 (a job name
+    in Latin-1) is read with U+FFFD in place of the bad bytes; the batch id hashes the raw bytes.
+    """
+    try:
+        check_cluster_name(cluster)
+    except ValueError as err:
+        raise SlurmLiveError(str(err)) from None
+    now = floor_seconds(now or _utcnow())
+    until = floor_seconds(min(until or now, now))
+    if since is None:
+        since = read_watermark(home, cluster)
+        if since is None:
+            raise SlurmLiveError(
+                f"no watermark for cluster {cluster} yet ({watermark_path(home, cluster)}): "
+                "give --since for its first live run"
+            )
+    since = floor_seconds(since)
+    windows = plan_windows(since, until, window_hours)
+    if not windows:
+        progress(f"cluster {cluster}: nothing to ingest from {iso(since)} to {iso(until)}")
+        return []
+    reports = []
+    for index, window in enumerate(windows, start=1):
+        extracted_at = _utcnow()
+        content = _run_sacct(sacct_argv(sacct, cluster, window), window.label())
+        result = parse_sacct_text(
+            content.decode("utf-8", errors="replace"), cluster=cluster, timezone="UTC"
+        )
+        report = land(
+            home,
+            source="slurm",
+            file=f"sacct:{cluster}:{window.label()}",
+            content=content,
+            options=window.options(cluster),
+            result=result,
+            row_types=RAW_TABLES,
+            extracted_at=extracted_at,
+        )
+        _advance_watermark(home, cluster, window.end, now)
+        progress(
+            f"window {index}/{len(windows)} {window.label()}: read {report.records_read}, "
+            f"landed {report.records_landed}, quarantined {report.records_quarantined}"
+            + (" (already landed)" if report.already_landed else "")
+        )
+        reports.append(report)
+    if not any(r.records_read for r in reports):
+        progress(
+            f"warning: sacct reported no records for cluster {cluster} from {iso(since)} to "
+            f"{iso(until)}; if that is unexpected, check the name (sacctmgr show cluster)"
+        )
+    return reports
+
+
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def _run_sacct(argv: list[str], label: str) -> bytes:
+    command = shlex.join(argv)
+    try:
+        completed = subprocess.run(
+            argv,
+            capture_output=True,
+            env=sacct_env(dict(os.environ)),
+            timeout=SACCT_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise SlurmLiveError(
+            f"sacct not found: {argv[0]!r} (install slurm-client, or pass --sacct PATH)"
+        ) from None
+    except OSError as err:
+        raise SlurmLiveError(f"sacct cannot be run: {argv[0]!r}: {err.strerror}") from None
+    except subprocess.TimeoutExpired:
+        raise SlurmLiveError(
+            f"window {label}: sacct did not answer within {SACCT_TIMEOUT_SECONDS} s: {command}"
+        ) from None
+    if completed.returncode != 0:
+        detail = completed.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        reason = detail[-1] if detail else "no message"
+        raise SlurmLiveError(
+            f"window {label}: sacct exited with status {completed.returncode}: {reason} "
+            f"(command: {command})"
+        )
+    return completed.stdout
+
+
+def watermark_path(home: Path, cluster: str) -> Path:
+    return home / "state" / "slurm" / f"{cluster}.json"
+
+
+def read_watermark(home: Path, cluster: str) -> dt.datetime | None:
+    """The end of the last landed live window of `cluster` (naive UTC), None before the first."""
+    path = watermark_path(home, cluster)
+    try:
+        state = json.loads(path.read_text())
+        return parse_timestamp(state["watermark"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise SlurmLiveError(
+            f"{path}: unreadable watermark ({err}); fix or remove it, or pass --since"
+        ) from None
+
+
+def _advance_watermark(home: Path, cluster: str, window_end: dt.datetime, now: dt.datetime) -> None:
+    path = watermark_path(home, cluster)
+    with home_lock(home):
+        watermark = next_watermark(read_watermark(home, cluster), window_end, now)
+        state = {"cluster": cluster, "watermark": iso(watermark), "updated_at": iso(_utcnow())}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(state, indent=2) + "\n")
+        tmp.replace(path)
