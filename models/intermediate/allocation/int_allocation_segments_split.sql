@@ -107,6 +107,7 @@ final as (
         pieces.segment_end_at,
         allocations.is_open,
         allocations.is_orphan,
+        allocations.is_missing_weight,
         case when ownership.tenant_id is null then 'unattributed' else allocations.confidence end
             as confidence,
         allocations.gpu_equivalents

@@ -2,7 +2,60 @@
 with
 
 slurm as (
-    select * from {{ ref('int_slurm_allocations') }}
+    select
+        *,
+        false as is_missing_weight
+    from {{ ref('int_slurm_allocations') }}
+),
+
+vgpu as (
+    select * from {{ ref('int_vgpu_allocations') }}
+),
+
+unioned as (
+    select
+        allocation_id,
+        workload_id,
+        source_system,
+        scope_type,
+        scope_key,
+        node_name,
+        gpu_model,
+        gpu_class,
+        sharing_mode,
+        profile,
+        device_count,
+        capacity_fraction,
+        gpu_equivalents,
+        allocation_start_at,
+        allocation_end_at,
+        is_open,
+        is_orphan,
+        is_missing_weight,
+        confidence
+    from slurm
+    union all
+    select
+        allocation_id,
+        workload_id,
+        source_system,
+        scope_type,
+        scope_key,
+        node_name,
+        gpu_model,
+        gpu_class,
+        sharing_mode,
+        profile,
+        device_count,
+        capacity_fraction,
+        gpu_equivalents,
+        allocation_start_at,
+        allocation_end_at,
+        is_open,
+        is_orphan,
+        is_missing_weight,
+        confidence
+    from vgpu
 ),
 
 final as (
@@ -24,8 +77,9 @@ final as (
         allocation_end_at,
         is_open,
         is_orphan,
+        is_missing_weight,
         confidence
-    from slurm
+    from unioned
 )
 
 select * from final

@@ -3,8 +3,20 @@
     (tenant_id null there). A workload is attributed with the row valid at each instant. -#}
 with
 
-ownership as (
+policy as (
     select * from {{ ref('stg_policy__ownership') }}
+),
+
+ownership as (
+    {#- VM UUIDs compare case-insensitively: hypervisors print them in either case. -#}
+    select
+        scope_type,
+        case when scope_type = 'vm' then lower(scope_key) else scope_key end as scope_key,
+        tenant_id,
+        project_id,
+        valid_from_at,
+        valid_to_at
+    from policy
 ),
 
 ordered as (

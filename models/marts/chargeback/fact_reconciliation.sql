@@ -331,6 +331,23 @@ check_orphans as (
     group by periods.period
 ),
 
+check_weights as (
+    select
+        periods.period,
+        'partition_weight_coverage' as check_name,
+        coalesce(sum(segments.gpu_hours), 0) as observed_value,
+        cast(0 as double) as limit_value,
+        'gpu_hours of shared profiles without an approved capacity fraction' as unit,
+        coalesce(
+            string_agg(distinct segments.gpu_model || ' ' || segments.profile, ', '),
+            'every shared profile has an approved weight'
+        ) as detail
+    from periods
+    left join segments
+        on periods.period = segments.period and segments.is_missing_weight
+    group by periods.period
+),
+
 numbered_ownership as (
     select
         *,
@@ -517,6 +534,17 @@ measured as (
         true as is_blocking,
         case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
     from check_orphans
+    union all
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
+        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
+    from check_weights
     union all
     select
         period,
