@@ -12,6 +12,10 @@ vgpu as (
     select * from {{ ref('int_vgpu_allocations') }}
 ),
 
+kubernetes as (
+    select * from {{ ref('int_kubernetes_allocations') }}
+),
+
 unioned as (
     select
         allocation_id,
@@ -56,6 +60,28 @@ unioned as (
         is_missing_weight,
         confidence
     from vgpu
+    union all
+    select
+        allocation_id,
+        workload_id,
+        source_system,
+        scope_type,
+        scope_key,
+        node_name,
+        gpu_model,
+        gpu_class,
+        sharing_mode,
+        profile,
+        device_count,
+        capacity_fraction,
+        gpu_equivalents,
+        allocation_start_at,
+        allocation_end_at,
+        is_open,
+        is_orphan,
+        is_missing_weight,
+        confidence
+    from kubernetes
 ),
 
 final as (

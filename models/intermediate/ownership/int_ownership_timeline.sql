@@ -1,82 +1,64 @@
-{#- For every scope the policy names, a gap-free timeline of who owned it: the policy
-    intervals, plus ownerless intervals before the first, between any two and after the last
-    (tenant_id null there). A workload is attributed with the row valid at each instant. -#}
+{#- Who owned each scope at each instant, gap-free: the policy's timeline (ownership.csv)
+    merged with the evidence of Kubernetes namespace labels. The policy wins wherever it
+    names an owner; label evidence only fills the policy's gaps; where neither names one the
+    tenant is null (usage goes to suspense). `ownership_source` says which applied. -#}
 with
 
 policy as (
-    select * from {{ ref('stg_policy__ownership') }}
+    select * from {{ ref('int_policy_ownership_timeline') }}
 ),
 
-ownership as (
-    {#- VM UUIDs compare case-insensitively: hypervisors print them in either case. -#}
-    select
-        scope_type,
-        case when scope_type = 'vm' then lower(scope_key) else scope_key end as scope_key,
-        tenant_id,
-        project_id,
-        valid_from_at,
-        valid_to_at
-    from policy
+namespace_labels as (
+    select * from {{ ref('int_namespace_label_ownership') }}
 ),
 
-ordered as (
-    select
-        scope_type,
-        scope_key,
-        tenant_id,
-        project_id,
-        valid_from_at,
-        {{ gpuledger.open_end('valid_to_at') }} as valid_to_at,
-        lead(valid_from_at) over (
-            partition by scope_type, scope_key order by valid_from_at
-        ) as next_valid_from_at,
-        row_number() over (
-            partition by scope_type, scope_key order by valid_from_at
-        ) as interval_number
-    from ownership
+cuts as (
+    select scope_type, scope_key, valid_from_at as cut_at from policy
+    union
+    select scope_type, scope_key, valid_from_at as cut_at from namespace_labels
 ),
 
-owned as (
+pieces as (
     select
         scope_type,
         scope_key,
-        tenant_id,
-        project_id,
-        valid_from_at,
-        valid_to_at
-    from ordered
-),
-
-gap_before_first as (
-    select
-        scope_type,
-        scope_key,
-        cast(null as {{ dbt.type_string() }}) as tenant_id,
-        cast(null as {{ dbt.type_string() }}) as project_id,
-        cast('{{ var("open_interval_start") }}' as timestamp) as valid_from_at,
-        valid_from_at as valid_to_at
-    from ordered
-    where interval_number = 1
-),
-
-gap_after as (
-    select
-        scope_type,
-        scope_key,
-        cast(null as {{ dbt.type_string() }}) as tenant_id,
-        cast(null as {{ dbt.type_string() }}) as project_id,
-        valid_to_at as valid_from_at,
-        {{ gpuledger.open_end('next_valid_from_at') }} as valid_to_at
-    from ordered
-    where valid_to_at < {{ gpuledger.open_end('next_valid_from_at') }}
+        cut_at as valid_from_at,
+        coalesce(
+            lead(cut_at) over (partition by scope_type, scope_key order by cut_at),
+            cast('{{ var("open_interval_end") }}' as timestamp)
+        ) as valid_to_at
+    from cuts
 ),
 
 final as (
-    select * from owned
-    union all
-    select * from gap_before_first
-    union all
-    select * from gap_after
+    select
+        pieces.scope_type,
+        pieces.scope_key,
+        coalesce(policy.tenant_id, namespace_labels.tenant_id) as tenant_id,
+        case
+            when policy.tenant_id is not null then policy.project_id
+            else namespace_labels.project_id
+        end as project_id,
+        pieces.valid_from_at,
+        pieces.valid_to_at,
+        case
+            when policy.tenant_id is not null then 'policy'
+            when namespace_labels.tenant_id is not null then 'namespace_label'
+        end as ownership_source
+    from pieces
+    left join policy
+        on
+            pieces.scope_type = policy.scope_type
+            and pieces.scope_key = policy.scope_key
+            and pieces.valid_from_at >= policy.valid_from_at
+            and pieces.valid_from_at < policy.valid_to_at
+    left join namespace_labels
+        on
+            pieces.scope_type = namespace_labels.scope_type
+            and pieces.scope_key = namespace_labels.scope_key
+            and pieces.valid_from_at >= namespace_labels.valid_from_at
+            and pieces.valid_from_at < namespace_labels.valid_to_at
+    where pieces.valid_from_at < pieces.valid_to_at
 )
 
 select * from final
