@@ -1,0 +1,215 @@
+{#- GPU activity from dcgm-exporter, one row per GPU (or MIG instance) per sample time.
+
+    Units are converted here and only here: GR_ENGINE_ACTIVE is already a 0..1 ratio,
+    GPU_UTIL is a percent (/ 100), FB_USED is MiB (x 1048576), POWER_USAGE is watts.
+    active_ratio is GR_ENGINE_ACTIVE, or GPU_UTIL / 100 when the GPU reported no
+    GR_ENGINE_ACTIVE at that time (whole GPUs only: on MIG instances GPU_UTIL is a repeated
+    device-level value or 0).
+
+    MIG: DCGM labels instance series with the parent GPU's UUID plus GPU_I_ID and repeats
+    device-level series (power, energy, clocks) on every instance. Instance rows carry the
+    instance's own activity and framebuffer and a null power; one parent row per MIG GPU
+    and time (gpu_instance_id null, is_mig_parent) carries the device-level power once: the
+    GPU-level series if the exporter sent one, else the lowest-numbered instance's copy.
+    A parent row has no activity or framebuffer, so sums over rows never count one twice.
+
+    A point landed twice (overlapping chunks or files) counts once: the latest extraction. -#}
+with
+
+samples as (
+    select * from {{ source('prometheus', 'prometheus_gpu_samples') }}
+),
+
+batches as (
+    select * from {{ ref('stg_landing__batches') }}
+),
+
+landed as (
+    select
+        samples.*,
+        batches.extracted_at
+    from samples
+    inner join batches
+        on samples.batch_id = batches.batch_id
+    where samples.metric in (
+        'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+        'DCGM_FI_DEV_GPU_UTIL',
+        'DCGM_FI_DEV_FB_USED',
+        'DCGM_FI_DEV_POWER_USAGE'
+    )
+),
+
+ranked_points as (
+    select
+        *,
+        row_number() over (
+            partition by metric, gpu_uuid, coalesce(gpu_instance_id, ''), sampled_at
+            order by extracted_at desc, batch_id desc, source_line desc
+        ) as point_rank
+    from landed
+),
+
+points as (
+    select * from ranked_points
+    where point_rank = 1
+),
+
+per_series_time as (
+    select
+        gpu_uuid,
+        gpu_instance_id,
+        sampled_at,
+        max(gpu_instance_profile) as mig_profile,
+        max(model_name) as gpu_model,
+        max(hostname) as hostname,
+        max(pod) as pod_name,
+        max(namespace) as namespace_name,
+        max(container) as container_name,
+        max(case when metric = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE' then value end) as gr_engine_active,
+        max(case when metric = 'DCGM_FI_DEV_GPU_UTIL' then value end) as gpu_util_percent,
+        max(case when metric = 'DCGM_FI_DEV_FB_USED' then value end) as fb_used_mib,
+        max(case when metric = 'DCGM_FI_DEV_POWER_USAGE' then value end) as power_usage_watts
+    from points
+    group by gpu_uuid, gpu_instance_id, sampled_at
+),
+
+mig_instances as (
+    select * from per_series_time
+    where gpu_instance_id is not null
+),
+
+mig_device_copies as (
+    select
+        *,
+        row_number() over (
+            partition by gpu_uuid, sampled_at
+            order by
+                case when power_usage_watts is null then 1 else 0 end,
+                length(gpu_instance_id),
+                gpu_instance_id
+        ) as instance_rank
+    from mig_instances
+),
+
+gpu_level_parts as (
+    select
+        gpu_uuid,
+        sampled_at,
+        gpu_model,
+        hostname,
+        pod_name,
+        namespace_name,
+        container_name,
+        gr_engine_active,
+        gpu_util_percent,
+        fb_used_mib,
+        power_usage_watts,
+        false as is_from_mig_instance
+    from per_series_time
+    where gpu_instance_id is null
+
+    union all
+
+    select
+        gpu_uuid,
+        sampled_at,
+        gpu_model,
+        hostname,
+        null as pod_name,
+        null as namespace_name,
+        null as container_name,
+        null as gr_engine_active,
+        null as gpu_util_percent,
+        null as fb_used_mib,
+        power_usage_watts,
+        true as is_from_mig_instance
+    from mig_device_copies
+    where instance_rank = 1
+),
+
+gpu_level as (
+    select
+        gpu_uuid,
+        sampled_at,
+        max(gpu_model) as gpu_model,
+        max(hostname) as hostname,
+        max(pod_name) as pod_name,
+        max(namespace_name) as namespace_name,
+        max(container_name) as container_name,
+        max(gr_engine_active) as gr_engine_active,
+        max(gpu_util_percent) as gpu_util_percent,
+        max(fb_used_mib) as fb_used_mib,
+        coalesce(
+            max(case when not is_from_mig_instance then power_usage_watts end),
+            max(case when is_from_mig_instance then power_usage_watts end)
+        ) as power_usage_watts,
+        max(case when is_from_mig_instance then 1 else 0 end) = 1 as is_mig_parent
+    from gpu_level_parts
+    group by gpu_uuid, sampled_at
+),
+
+gpu_rows as (
+    select
+        gpu_uuid,
+        cast(null as {{ dbt.type_string() }}) as gpu_instance_id,
+        cast(null as {{ dbt.type_string() }}) as mig_profile,
+        gpu_model,
+        hostname,
+        case when is_mig_parent then null else pod_name end as pod_name,
+        case when is_mig_parent then null else namespace_name end as namespace_name,
+        case when is_mig_parent then null else container_name end as container_name,
+        sampled_at,
+        case
+            when is_mig_parent then null
+            when gr_engine_active is not null then gr_engine_active
+            else gpu_util_percent / 100.0
+        end as active_ratio,
+        case
+            when is_mig_parent then null
+            when gr_engine_active is not null then 'gr_engine_active'
+            when gpu_util_percent is not null then 'gpu_util'
+        end as active_ratio_source,
+        case
+            when not is_mig_parent then cast(round(fb_used_mib * 1048576) as bigint)
+        end as framebuffer_used_bytes,
+        power_usage_watts as power_watts,
+        false as is_mig_instance,
+        is_mig_parent
+    from gpu_level
+),
+
+instance_rows as (
+    select
+        gpu_uuid,
+        gpu_instance_id,
+        mig_profile,
+        gpu_model,
+        hostname,
+        pod_name,
+        namespace_name,
+        container_name,
+        sampled_at,
+        gr_engine_active as active_ratio,
+        case when gr_engine_active is not null then 'gr_engine_active' end as active_ratio_source,
+        cast(round(fb_used_mib * 1048576) as bigint) as framebuffer_used_bytes,
+        cast(null as double) as power_watts,
+        true as is_mig_instance,
+        false as is_mig_parent
+    from mig_instances
+),
+
+all_rows as (
+    select * from gpu_rows
+    union all
+    select * from instance_rows
+),
+
+final as (
+    select
+        {{ dbt_utils_free_hash(['gpu_uuid', "coalesce(gpu_instance_id, '')", 'sampled_at']) }}
+            as gpu_activity_id,
+        *
+    from all_rows
+)
+
+select * from final

@@ -1,0 +1,123 @@
+{#- Model-server work per server, model, model version and hour, from cumulative counters.
+
+    Each series (one label set: model, version, reason, vLLM engine, Prometheus instance) is
+    differenced in time order: the increase at a point is value - previous value, or the
+    value itself when it dropped (a counter reset: the server restarted and counted up from
+    zero). A series' first point is its baseline and adds nothing. An increase belongs to
+    the hour of the later point. Increases are then summed over engines and instances,
+    after the reset correction (summing counters first would hide one engine's reset).
+
+    vLLM: successful requests are request_success with finished_reason stop or length (or
+    no reason label); any other reason (abort, error) is a failed request. Input and output
+    tokens are prompt_tokens and generation_tokens (V0 and V1 share these names; the
+    extractor already maps V0-only names). Triton: request_success and request_failure
+    (every reason); durations are cumulative microseconds, converted to seconds here.
+
+    A point landed twice (overlapping chunks or files) counts once: the latest extraction. -#}
+with
+
+samples as (
+    select * from {{ source('prometheus', 'prometheus_model_server_samples') }}
+),
+
+batches as (
+    select * from {{ ref('stg_landing__batches') }}
+),
+
+landed as (
+    select
+        samples.*,
+        batches.extracted_at
+    from samples
+    inner join batches
+        on samples.batch_id = batches.batch_id
+    where samples.metric in (
+        'request_success',
+        'request_failure',
+        'prompt_tokens',
+        'generation_tokens',
+        'inference_count',
+        'request_duration_us',
+        'queue_duration_us',
+        'compute_infer_duration_us'
+    )
+),
+
+ranked_points as (
+    select
+        *,
+        row_number() over (
+            partition by series_labels, sampled_at
+            order by extracted_at desc, batch_id desc, source_line desc
+        ) as point_rank
+    from landed
+),
+
+points as (
+    select * from ranked_points
+    where point_rank = 1
+),
+
+with_previous as (
+    select
+        *,
+        lag(value) over (partition by series_labels order by sampled_at) as previous_value
+    from points
+),
+
+increases as (
+    select
+        server,
+        metric,
+        model,
+        model_version,
+        reason,
+        date_trunc('hour', sampled_at) as hour_start_at,
+        case
+            when value < previous_value then value
+            else value - previous_value
+        end as increase
+    from with_previous
+    where previous_value is not null
+),
+
+classified as (
+    select
+        *,
+        (server = 'vllm' and metric = 'request_success' and coalesce(reason, 'stop') in ('stop', 'length'))
+        or (server = 'triton' and metric = 'request_success') as is_success,
+        (server = 'vllm' and metric = 'request_success' and coalesce(reason, 'stop') not in ('stop', 'length'))
+        or (server = 'triton' and metric = 'request_failure') as is_failure
+    from increases
+),
+
+hourly as (
+    select
+        server as server_name,
+        model as model_name,
+        model_version,
+        hour_start_at,
+        cast(round(sum(case when is_success or is_failure then increase end)) as bigint) as request_count,
+        cast(round(sum(case when is_success then increase end)) as bigint) as successful_request_count,
+        cast(round(sum(case when is_failure then increase end)) as bigint) as failed_request_count,
+        cast(round(sum(case when metric = 'prompt_tokens' then increase end)) as bigint) as input_tokens,
+        cast(round(sum(case when metric = 'generation_tokens' then increase end)) as bigint) as output_tokens,
+        cast(round(sum(case when metric = 'inference_count' then increase end)) as bigint) as inference_count,
+        sum(case when metric = 'request_duration_us' then increase end) / 1000000.0 as request_duration_seconds,
+        sum(case when metric = 'queue_duration_us' then increase end) / 1000000.0 as queue_duration_seconds,
+        sum(case when metric = 'compute_infer_duration_us' then increase end)
+        / 1000000.0 as compute_infer_duration_seconds
+    from classified
+    group by server, model, model_version, hour_start_at
+),
+
+final as (
+    select
+        {{ dbt_utils_free_hash([
+            'server_name', "coalesce(model_name, '')", "coalesce(model_version, '')", 'hour_start_at'
+        ]) }} as model_server_usage_id,
+        *
+    from hourly
+)
+
+select * from final
