@@ -46,8 +46,8 @@ reserved_priced as (
     left join reserved_rates
         on
             reservation_periods.gpu_class = reserved_rates.gpu_class
-            and reserved_rates.valid_from_at < reservation_periods.reserved_to_at
-            and {{ gpuledger.open_end('reserved_rates.valid_to_at') }} > reservation_periods.reserved_from_at
+            and reservation_periods.reserved_to_at > reserved_rates.valid_from_at
+            and reservation_periods.reserved_from_at < {{ gpuledger.open_end('reserved_rates.valid_to_at') }}
 ),
 
 guaranteed as (

@@ -13,9 +13,17 @@ namespace_labels as (
 ),
 
 cuts as (
-    select scope_type, scope_key, valid_from_at as cut_at from policy
+    select
+        scope_type,
+        scope_key,
+        valid_from_at as cut_at
+    from policy
     union
-    select scope_type, scope_key, valid_from_at as cut_at from namespace_labels
+    select
+        scope_type,
+        scope_key,
+        valid_from_at as cut_at
+    from namespace_labels
 ),
 
 pieces as (

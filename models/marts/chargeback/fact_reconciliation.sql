@@ -51,6 +51,10 @@ quarantine as (
     select * from {{ ref('stg_landing__quarantine') }}
 ),
 
+inventory_findings as (
+    select * from {{ ref('fact_inventory_reconciliation') }}
+),
+
 class_usage as (
     select
         period,
@@ -157,7 +161,9 @@ check_reservations as (
         cast(0 as double) as limit_value,
         'reserved gpu_hours over capacity' as unit,
         coalesce(string_agg(
-            reservation_violations.gpu_class || ': ' || cast(reservation_violations.interval_count as {{ dbt.type_string() }})
+            reservation_violations.gpu_class
+            || ': '
+            || cast(reservation_violations.interval_count as {{ dbt.type_string() }})
             || ' intervals between ' || cast(reservation_violations.first_at as {{ dbt.type_string() }})
             || ' and ' || cast(reservation_violations.last_at as {{ dbt.type_string() }}) || ', worst '
             || cast(reservation_violations.worst_excess as {{ dbt.type_string() }})
@@ -345,6 +351,30 @@ check_weights as (
     from periods
     left join segments
         on periods.period = segments.period and segments.is_missing_weight
+    group by periods.period
+),
+
+check_inventory as (
+    select
+        periods.period,
+        'inventory_matches_reported_devices' as check_name,
+        cast(count(inventory_findings.gpu_uuid) as double) as observed_value,
+        cast(0 as double) as limit_value,
+        'GPUs reported in the period but missing from the inventory or on another node' as unit,
+        coalesce(
+            string_agg(
+                inventory_findings.gpu_uuid || ' (' || inventory_findings.finding || ', reported on '
+                || inventory_findings.reported_node_name || ')',
+                ', ' order by inventory_findings.gpu_uuid
+            ),
+            'every reported GPU is in the approved inventory, on its node'
+        ) as detail
+    from periods
+    left join inventory_findings
+        on
+            inventory_findings.finding in ('not_in_inventory', 'node_mismatch')
+            and periods.period_end_at > inventory_findings.first_reported_at
+            and periods.period_start_at <= inventory_findings.last_reported_at
     group by periods.period
 ),
 
@@ -545,6 +575,17 @@ measured as (
         true as is_blocking,
         case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
     from check_weights
+    union all
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
+        case when observed_value = 0 then 'pass' else 'fail' end as status
+    from check_inventory
     union all
     select
         period,
