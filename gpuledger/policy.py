@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -79,6 +80,12 @@ def _period(value: str) -> str:
     return value
 
 
+def _positive_int(value: str) -> str:
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{value!r} is not a positive whole number")
+    return str(int(value))
+
+
 def _one_of(*allowed: str) -> Check:
     def check(value: str) -> str:
         if value not in allowed:
@@ -98,6 +105,21 @@ CHARGE_BASES = (
 )
 CHARGING_MODELS = ("allocation_rate", "cost_pool", "quota_burst")
 OVERHEAD_DRIVERS = ("allocated_hours", "even", "none")
+ENDPOINT_UNITS = ("requests", "input_tokens", "output_tokens")
+FAILURE_CLASSES = (
+    "success",
+    "user",
+    "data",
+    "infrastructure",
+    "preemption",
+    "timeout",
+    "out_of_memory",
+    "cancelled",
+    "unknown",
+    "running",
+)
+PAYERS = ("tenant", "platform", "suspense")
+BOOLEANS = ("true", "false")
 
 
 @dataclass(frozen=True)
@@ -195,6 +217,51 @@ POLICY_FILES: tuple[PolicyFile, ...] = (
         },
         required=False,
     ),
+    PolicyFile(
+        "endpoint_weights",
+        {
+            "weight_version": _text,
+            "valid_from": _timestamp,
+            "valid_to": _optional_timestamp,
+            "endpoint_id": _text,
+            "unit": _one_of(*ENDPOINT_UNITS),
+            "weight": _non_negative,
+        },
+        required=False,
+    ),
+    PolicyFile(
+        "endpoint_scopes",
+        {
+            "endpoint_id": _text,
+            "scope_type": _one_of(*(t for t in SCOPE_TYPES if t != "endpoint")),
+            "scope_key": _text,
+            "workload_prefix": _optional_text,
+            "valid_from": _timestamp,
+            "valid_to": _optional_timestamp,
+        },
+        required=False,
+    ),
+    PolicyFile(
+        "failure_policy",
+        {
+            "failure_class": _one_of(*FAILURE_CLASSES),
+            "payer": _one_of(*PAYERS),
+            "is_avoidable_rework": _one_of(*BOOLEANS),
+        },
+        required=False,
+    ),
+    PolicyFile(
+        "failure_reasons",
+        {
+            "source_system": _one_of("slurm", "kubernetes", "any"),
+            "match_on": _one_of("exit_code", "reason"),
+            "match_value": _text,
+            "failure_class": _one_of(
+                *(c for c in FAILURE_CLASSES if c not in ("success", "running"))
+            ),
+        },
+        required=False,
+    ),
     PolicyFile("settings", {"key": _text, "value": _optional_text}),
 )
 
@@ -204,6 +271,9 @@ SETTINGS_CHECKS: dict[str, Check] = {
     "idle_active_threshold": _fraction,
     "overhead_driver": _one_of(*OVERHEAD_DRIVERS),
     "currency": _text,
+    "reclamation_threshold_share": _fraction,
+    "reclamation_weeks": _positive_int,
+    "productive_work_tolerance_pct": _non_negative,
 }
 
 
@@ -276,13 +346,44 @@ def _validate_relations(folder: Path, files: dict[str, list[dict[str, str]]]) ->
                     f"{folder / (name + '.csv')}:{row['_line']}: field tenant_id: "
                     f"{row['tenant_id']!r} is not in tenants.csv"
                 )
-    for name in ("ownership", "reservations", "rate_card"):
+    for name in ("ownership", "reservations", "rate_card", "endpoint_weights", "endpoint_scopes"):
         for row in files[name]:
             if row["valid_to"] and row["valid_to"] <= row["valid_from"]:
                 raise PolicyError(
                     f"{folder / (name + '.csv')}:{row['_line']}: field valid_to: "
                     f"{row['valid_to']} is not after valid_from {row['valid_from']}"
                 )
+    _validate_work_policies(folder, files)
+
+
+def _validate_work_policies(folder: Path, files: dict[str, list[dict[str, str]]]) -> None:
+    """Endpoint weight versions of one endpoint and unit never overlap (a request is weighted
+    by one version); one payer per failure class; an exit code rule names a whole number."""
+    weights = sorted(
+        files["endpoint_weights"], key=lambda r: (r["endpoint_id"], r["unit"], r["valid_from"])
+    )
+    for earlier, later in itertools.pairwise(weights):
+        same = (earlier["endpoint_id"], earlier["unit"]) == (later["endpoint_id"], later["unit"])
+        if same and (not earlier["valid_to"] or earlier["valid_to"] > later["valid_from"]):
+            raise PolicyError(
+                f"{folder / 'endpoint_weights.csv'}:{later['_line']}: field valid_from: "
+                f"{later['endpoint_id']} {later['unit']} weight {later['weight_version']} "
+                f"overlaps {earlier['weight_version']} (line {earlier['_line']})"
+            )
+    seen: dict[str, str] = {}
+    for row in files["failure_policy"]:
+        if row["failure_class"] in seen:
+            raise PolicyError(
+                f"{folder / 'failure_policy.csv'}:{row['_line']}: field failure_class: "
+                f"{row['failure_class']!r} is already on line {seen[row['failure_class']]}"
+            )
+        seen[row["failure_class"]] = row["_line"]
+    for row in files["failure_reasons"]:
+        if row["match_on"] == "exit_code" and not row["match_value"].lstrip("-").isdigit():
+            raise PolicyError(
+                f"{folder / 'failure_reasons.csv'}:{row['_line']}: field match_value: "
+                f"{row['match_value']!r} is not an exit code"
+            )
 
 
 def load_policy(folder: Path) -> Policy:

@@ -97,3 +97,151 @@ def test_cli_reports_policy_errors_without_a_traceback(tmp_path: Path, home: Pat
     assert result.exit_code == 1
     assert result.stderr.startswith("gpuledger: ") and "settings.csv:2" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+WORK_HEADERS = {
+    "endpoint_weights": "weight_version,valid_from,valid_to,endpoint_id,unit,weight",
+    "endpoint_scopes": "endpoint_id,scope_type,scope_key,workload_prefix,valid_from,valid_to",
+    "failure_policy": "failure_class,payer,is_avoidable_rework",
+    "failure_reasons": "source_system,match_on,match_value,failure_class",
+}
+
+
+def _work_policy(folder: Path, tables: dict[str, list[str]]) -> Path:
+    """GOOD plus the productive-work files given (each with its header)."""
+    write_policy(folder, GOOD)
+    for name, rows in tables.items():
+        (folder / f"{name}.csv").write_text("\n".join([WORK_HEADERS[name], *rows]) + "\n")
+    return folder
+
+
+def test_demo_policy_has_the_work_files() -> None:
+    policy = load_policy(DEMO_POLICY_DIR)
+    weights = policy.files["endpoint_weights"]
+    assert {row["endpoint_id"] for row in weights} == {"chat-shared"}
+    assert {row["weight_version"] for row in weights} == {"chat-2026.1", "chat-2026.2"}
+    classes = {row["failure_class"]: row["payer"] for row in policy.files["failure_policy"]}
+    assert classes["preemption"] == "platform" and classes["unknown"] == "suspense"
+    assert policy.files["endpoint_scopes"][0]["workload_prefix"] == "chat-llama70b-"
+
+
+def test_work_files_are_optional_and_snapshotted_with_their_header(tmp_path: Path) -> None:
+    policy = load_policy(write_policy(tmp_path / "p", GOOD))
+    assert policy.files["endpoint_weights"] == [] and policy.files["failure_policy"] == []
+    policy.write_snapshot(tmp_path / "snap")
+    for name, header in WORK_HEADERS.items():
+        assert (tmp_path / "snap" / f"{name}.csv").read_text() == header + "\n"
+
+
+def test_work_files_load_normalized(tmp_path: Path) -> None:
+    policy = load_policy(
+        _work_policy(
+            tmp_path / "p",
+            {
+                "endpoint_weights": [
+                    "v1,2026-01-01T00:00:00Z,2026-10-16T00:00:00Z,chat,input_tokens,0.25",
+                    "v2,2026-10-16T00:00:00Z,,chat,input_tokens,0.2",
+                ],
+                "failure_reasons": ["any,exit_code,65,data"],
+            },
+        )
+    )
+    assert [row["valid_to"] for row in policy.files["endpoint_weights"]] == [
+        "2026-10-16 00:00:00",
+        "",
+    ]
+    assert policy.files["failure_reasons"][0]["failure_class"] == "data"
+
+
+@pytest.mark.parametrize(
+    ("tables", "message"),
+    [
+        (
+            {"endpoint_weights": ["v1,2026-01-01T00:00:00Z,,chat,images,1"]},
+            r"endpoint_weights.csv:2: field unit: 'images' is not one of requests, input_tokens",
+        ),
+        (
+            {"endpoint_weights": ["v1,2026-01-01T00:00:00Z,,chat,requests,-1"]},
+            r"endpoint_weights.csv:2: field weight: '-1' is negative",
+        ),
+        (
+            {
+                "endpoint_weights": [
+                    "v1,2026-01-01T00:00:00Z,2026-11-01T00:00:00Z,chat,requests,1",
+                    "v2,2026-10-16T00:00:00Z,,chat,requests,2",
+                ]
+            },
+            r"endpoint_weights.csv:3: field valid_from: chat requests weight v2 overlaps v1 "
+            r"\(line 2\)",
+        ),
+        (
+            {"endpoint_weights": ["v1,2026-02-01T00:00:00Z,2026-01-01T00:00:00Z,chat,requests,1"]},
+            r"endpoint_weights.csv:2: field valid_to: .* is not after valid_from",
+        ),
+        (
+            {"endpoint_scopes": ["chat,endpoint,chat,,2026-01-01T00:00:00Z,"]},
+            r"endpoint_scopes.csv:2: field scope_type: 'endpoint' is not one of",
+        ),
+        (
+            {"failure_policy": ["preemption,nobody,false"]},
+            r"failure_policy.csv:2: field payer: 'nobody' is not one of tenant, platform, suspense",
+        ),
+        (
+            {"failure_policy": ["user,tenant,yes"]},
+            r"failure_policy.csv:2: field is_avoidable_rework: 'yes' is not one of true, false",
+        ),
+        (
+            {"failure_policy": ["user,tenant,true", "user,platform,false"]},
+            r"failure_policy.csv:3: field failure_class: 'user' is already on line 2",
+        ),
+        (
+            {"failure_policy": ["gremlins,tenant,true"]},
+            r"failure_policy.csv:2: field failure_class: 'gremlins' is not one of success, user",
+        ),
+        (
+            {"failure_reasons": ["any,exit_code,sixty-five,data"]},
+            r"failure_reasons.csv:2: field match_value: 'sixty-five' is not an exit code",
+        ),
+        (
+            {"failure_reasons": ["lsf,exit_code,65,data"]},
+            r"failure_reasons.csv:2: field source_system: 'lsf' is not one of slurm, kubernetes",
+        ),
+        (
+            {"failure_reasons": ["any,reason,Evicted,success"]},
+            r"failure_reasons.csv:2: field failure_class: 'success' is not one of user, data",
+        ),
+    ],
+)
+def test_bad_work_policy_values_name_file_line_and_field(
+    tmp_path: Path, tables: dict[str, list[str]], message: str
+) -> None:
+    with pytest.raises(PolicyError, match=message):
+        load_policy(_work_policy(tmp_path / "p", tables))
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("reclamation_threshold_share,1.5", r"setting reclamation_threshold_share: '1.5' is not"),
+        ("reclamation_weeks,0", r"setting reclamation_weeks: '0' is not a positive whole number"),
+        ("reclamation_weeks,four", r"setting reclamation_weeks: 'four' is not a positive whole"),
+        ("productive_work_tolerance_pct,-1", r"setting productive_work_tolerance_pct: '-1' is"),
+    ],
+)
+def test_bad_work_settings(tmp_path: Path, setting: str, message: str) -> None:
+    folder = write_policy(
+        tmp_path / "p", GOOD | {"settings": ["charging_model,allocation_rate", setting]}
+    )
+    with pytest.raises(PolicyError, match=message):
+        load_policy(folder)
+
+
+def test_work_settings_are_normalized(tmp_path: Path) -> None:
+    rows = [
+        "charging_model,allocation_rate",
+        "reclamation_weeks,06",
+        "reclamation_threshold_share,.5",
+    ]
+    policy = load_policy(write_policy(tmp_path / "p", GOOD | {"settings": rows}))
+    assert policy.settings["reclamation_weeks"] == "6"
+    assert policy.settings["reclamation_threshold_share"] == "0.5"

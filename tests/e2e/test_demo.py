@@ -1,21 +1,30 @@
-"""`gpuledger demo`: a month of a mixed fleet generated, ingested, closed and shown."""
+"""The demo: a month of a mixed fleet (Slurm, Kubernetes, vGPU, NVML, Prometheus, a model
+gateway) generated, landed through every source's client, closed and shown (`run_demo`)."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
+from gpuledger.demo import run_demo
+from gpuledger.paths import DEMO_POLICY_DIR
 from tests.conftest import run_cli, sql
+
+SOURCES = ("inventory", "slurm", "kubernetes", "vgpu", "nvml", "prometheus", "requests")
 
 
 @pytest.fixture(scope="module")
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     home = tmp_path_factory.mktemp("demo") / "home"
-    result = run_cli(home, None, "demo")
-    assert result.exit_code == 0, result.stdout + result.stderr
-    return home, result.stdout
+    home.mkdir()
+    printed: list[str] = []
+    exit_code = run_demo(home, DEMO_POLICY_DIR, "2026-10", 7, out=printed.append)
+    stdout = "\n".join(printed) + "\n"
+    assert exit_code == 0, stdout
+    return home, stdout
 
 
 def test_demo_closes_the_month_and_prints_the_showback(demo_home: tuple[Path, str]) -> None:
@@ -33,13 +42,75 @@ def test_demo_closes_the_month_and_prints_the_showback(demo_home: tuple[Path, st
     ):
         assert f"\n{tenant} " in stdout
     assert sql(home, "select count(*) from ledger.closes") == [(1,)]
+    checks = re.findall(r"^  (PASS|FAIL|NOT_APPLICABLE|INFO)\s+(\w+)", stdout, re.MULTILINE)
+    assert {name for status, name in checks if status == "FAIL"} == set()
+    assert {"unattributed_gpu_hours", "allocation_within_capacity"} <= {n for _, n in checks}
+
+
+def test_demo_lands_every_source_without_quarantine(demo_home: tuple[Path, str]) -> None:
+    home, stdout = demo_home
+    landings = [line for line in stdout.splitlines() if ": read " in line]
+    assert len(landings) == 21
+    assert all(", quarantined 0 -> batch " in line for line in landings), landings
+    assert "  quarantined " not in stdout
+    batches = sql(
+        home,
+        "select source_name, count(*), sum(records_quarantined) "
+        "from staging.stg_landing__batches group by all",
+    )
+    assert sorted(source for source, _, _ in batches) == sorted(SOURCES)
+    assert sum(count for _, count, _ in batches) == 21
+    assert {quarantined for _, _, quarantined in batches} == {0}
+    assert sql(home, "select count(*) from staging.stg_landing__quarantine") == [(0,)]
+
+
+def test_showback_has_kubernetes_and_vgpu_hours_of_named_tenants(
+    demo_home: tuple[Path, str],
+) -> None:
+    home, _ = demo_home
+    hours = {
+        (tenant, source): hours
+        for tenant, source, hours in sql(
+            home,
+            "select tenant_id, source_system, sum(allocated_gpu_hours) "
+            "from marts.fact_gpu_allocation where period = '2026-10' group by all",
+        )
+    }
+    print("\n2026-10 GPU-hours by tenant and source:")
+    for (tenant, source), value in sorted(hours.items()):
+        print(f"  {tenant:18s} {source:11s} {value:12.3f}")
+    for tenant in ("atlas", "boreal", "cirrus", "delta"):
+        assert hours[(tenant, "kubernetes")] > 10, tenant
+    for tenant in ("cirrus", "ember"):
+        assert hours[(tenant, "vgpu")] > 100, tenant
+    # the sandbox namespace and the VM known only by its domain id have no owner
+    assert 0 < hours[("__unattributed__", "kubernetes")] < 50
+    assert 0 < hours[("__unattributed__", "vgpu")] < 50
+    # the chat server holds 4 H100s of k8s-h100-01 all month, less its redeployments
+    serving = sql(
+        home,
+        "select sum(allocated_gpu_hours) from marts.fact_gpu_allocation "
+        "where period = '2026-10' and scope_key = 'ml-serving' and gpu_class = 'h100'",
+    )[0][0]
+    assert 4 * 744 * 0.99 <= serving <= 4 * 744
+    classes = sql(
+        home,
+        "select distinct source_system, sharing_mode, gpu_class from marts.fact_gpu_allocation "
+        "where period = '2026-10' and source_system != 'slurm' order by all",
+    )
+    assert classes == [
+        ("kubernetes", "mig", "a100"),
+        ("kubernetes", "timeslice", "l4"),
+        ("kubernetes", "whole", "h100"),
+        ("vgpu", "vgpu", "a100"),
+    ]
 
 
 def test_demo_pool_and_overhead_reconcile_to_the_cent(demo_home: tuple[Path, str]) -> None:
     home, _ = demo_home
-    # demo policy: pools 150,000 (h100) + 40,000 (a100), overhead 6,000, credit 250
+    # demo policy: pools 187,500 (h100) + 55,000 (a100) + 2,000 (l4), overhead 6,000, credit 250
     assert sql(home, "select sum(amount) from marts.fact_chargeback where period = '2026-10'") == [
-        (Decimal("195750.00"),)
+        (Decimal("250250.00"),)
     ]
 
 
@@ -67,11 +138,13 @@ def test_demo_jobs_crossing_month_ends_are_charged_to_each_month(
     home, _ = demo_home
     crossing = sql(
         home,
-        "select workload_id, list(distinct period order by period) as periods "
+        "select source_system, workload_id, list(distinct period order by period) as periods "
         "from marts.fact_gpu_allocation group by all having count(distinct period) > 1",
     )
-    periods = {tuple(p) for _, p in crossing}
-    assert ("2026-09", "2026-10") in periods and ("2026-10", "2026-11") in periods
+    for source in ("slurm", "kubernetes", "vgpu"):
+        spans = [set(periods) for system, _, periods in crossing if system == source]
+        assert any({"2026-09", "2026-10"} <= span for span in spans), source
+        assert any({"2026-10", "2026-11"} <= span for span in spans), source
 
 
 def test_report_formats(demo_home: tuple[Path, str]) -> None:

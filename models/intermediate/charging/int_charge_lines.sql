@@ -17,6 +17,10 @@ shared as (
     select * from {{ ref('int_charge_lines_shared') }}
 ),
 
+endpoint as (
+    select * from {{ ref('int_endpoint_charge_lines') }}
+),
+
 unioned as (
     select * from allocation_rate
     union all
@@ -25,6 +29,8 @@ unioned as (
     select * from cost_pool
     union all
     select * from shared
+    union all
+    select * from endpoint
 ),
 
 final as (

@@ -55,6 +55,18 @@ inventory_findings as (
     select * from {{ ref('fact_inventory_reconciliation') }}
 ),
 
+endpoint_reconciliation as (
+    select * from {{ ref('fact_endpoint_reconciliation') }}
+),
+
+unserved as (
+    select * from {{ ref('int_unserved_successes') }}
+),
+
+conservation as (
+    select * from {{ ref('int_device_conservation') }}
+),
+
 class_usage as (
     select
         period,
@@ -354,6 +366,97 @@ check_weights as (
     group by periods.period
 ),
 
+check_productive_work as (
+    select
+        periods.period,
+        'productive_work_reconciles' as check_name,
+        cast(count(case when endpoint_reconciliation.is_mismatch then 1 end) as double) as observed_value,
+        cast(0 as double) as limit_value,
+        'gateway vs model-server measures beyond productive_work_tolerance_pct' as unit,
+        coalesce(string_agg(
+            case
+                when endpoint_reconciliation.status != 'match'
+                    then endpoint_reconciliation.model_name || ' ' || endpoint_reconciliation.measure
+                    || ': gateway ' || coalesce(cast(endpoint_reconciliation.gateway_value as {{ dbt.type_string() }}), '-')
+                    || ' vs server ' || coalesce(cast(endpoint_reconciliation.server_value as {{ dbt.type_string() }}), '-')
+                    || ' (' || endpoint_reconciliation.status || ')'
+            end, '; '
+            order by endpoint_reconciliation.model_name, endpoint_reconciliation.measure
+        ), 'gateway and model servers agree') as detail,
+        count(case when endpoint_reconciliation.status in ('match', 'mismatch') then 1 end) as compared_count
+    from periods
+    left join endpoint_reconciliation
+        on periods.period = endpoint_reconciliation.period
+    group by periods.period
+),
+
+check_unserved as (
+    select
+        periods.period,
+        'no_success_without_workload' as check_name,
+        cast(count(case when unserved.unserved_reason = 'no_allocation_at_the_time' then 1 end) as double)
+            as observed_value,
+        cast(0 as double) as limit_value,
+        'successful requests no GPU allocation of their endpoint served' as unit,
+        coalesce(string_agg(
+            unserved.endpoint_id || ' ' || unserved.request_id || ' (' || unserved.unserved_reason || ')',
+            ', ' order by unserved.request_id
+        ), 'every success had a serving allocation') as detail
+    from periods
+    left join unserved
+        on periods.period = unserved.period
+    group by periods.period
+),
+
+check_device_conservation as (
+    select
+        periods.period,
+        'allocation_within_device_capacity' as check_name,
+        coalesce(sum(case
+            when not conservation.is_declared_oversubscription then conservation.excess_gpu_hours
+        end), 0) as observed_value,
+        cast(0 as double) as limit_value,
+        'gpu_hours allocated above a device or node capacity' as unit,
+        coalesce(string_agg(
+            case
+                when not conservation.is_declared_oversubscription
+                    then conservation.scope_type || ' '
+                    || coalesce(conservation.gpu_uuid, conservation.node_name) || ' '
+                    || cast(conservation.interval_start_at as {{ dbt.type_string() }}) || '..'
+                    || cast(conservation.interval_end_at as {{ dbt.type_string() }}) || ' +'
+                    || cast(round(conservation.excess_gpu_equivalents, 6) as {{ dbt.type_string() }})
+            end,
+            '; ' order by conservation.interval_start_at
+        ), 'every device and node within capacity at every instant') as detail
+    from periods
+    left join conservation
+        on periods.period = conservation.period
+    group by periods.period
+),
+
+check_oversubscription as (
+    select
+        periods.period,
+        'oversubscribed_timeslice' as check_name,
+        coalesce(sum(case
+            when conservation.is_declared_oversubscription then conservation.excess_gpu_hours
+        end), 0) as observed_value,
+        cast(null as double) as limit_value,
+        'gpu_hours of declared time-slice oversubscription (reported, not a failure)' as unit,
+        coalesce(string_agg(
+            case
+                when conservation.is_declared_oversubscription
+                    then conservation.node_name || ' '
+                    || cast(conservation.interval_start_at as {{ dbt.type_string() }})
+            end,
+            '; ' order by conservation.interval_start_at
+        ), 'none') as detail
+    from periods
+    left join conservation
+        on periods.period = conservation.period
+    group by periods.period
+),
+
 check_inventory as (
     select
         periods.period,
@@ -428,7 +531,10 @@ check_rates as (
         on
             periods.period = charges.period
             and charges.unit_price is null
-            and charges.charge_component in ('allocated_gpu_hours', 'guaranteed_capacity', 'burst_usage')
+            and charges.charge_component in (
+                'allocated_gpu_hours', 'guaranteed_capacity', 'burst_usage', 'shared_endpoint',
+                'shared_endpoint_hosting'
+            )
     group by periods.period
 ),
 
@@ -445,31 +551,6 @@ check_quarantine as (
     left join quarantine
         on true
     group by periods.period
-),
-
-evidence_pending as (
-    select
-        'no_overlapping_exclusive_allocations' as check_name,
-        'device allocations' as unit,
-        'needs device-level allocation evidence (Kubernetes, NVML); sacct names nodes, not GPUs'
-            as detail
-    union all
-    select
-        'no_success_without_workload' as check_name,
-        'success events' as unit,
-        'needs productive-work evidence (gateway request logs, model-server counters)' as detail
-),
-
-not_applicable as (
-    select
-        periods.period,
-        checks.check_name,
-        cast(null as double) as observed_value,
-        cast(null as double) as limit_value,
-        checks.unit,
-        checks.detail
-    from periods
-    cross join evidence_pending as checks
 ),
 
 measured as (
@@ -595,6 +676,32 @@ measured as (
         unit,
         detail,
         true as is_blocking,
+        case
+            when compared_count = 0 then 'not_applicable'
+            when observed_value = 0 then 'pass'
+            else 'fail'
+        end as status
+    from check_productive_work
+    union all
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
+        case when observed_value = 0 then 'pass' else 'fail' end as status
+    from check_unserved
+    union all
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        true as is_blocking,
         case when observed_value = 0 then 'pass' else 'fail' end as status
     from check_ownership
     union all
@@ -628,8 +735,19 @@ measured as (
         unit,
         detail,
         true as is_blocking,
-        'not_applicable' as status
-    from not_applicable
+        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
+    from check_device_conservation
+    union all
+    select
+        period,
+        check_name,
+        observed_value,
+        limit_value,
+        unit,
+        detail,
+        false as is_blocking,
+        'info' as status
+    from check_oversubscription
 ),
 
 final as (

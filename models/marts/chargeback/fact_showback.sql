@@ -16,16 +16,25 @@ reservation_periods as (
     select * from {{ ref('int_reservation_periods') }}
 ),
 
-jobs as (
-    select * from {{ ref('stg_slurm__jobs') }}
+productive_work as (
+    select * from {{ ref('fact_productive_work') }}
 ),
 
-ownership as (
-    select * from {{ ref('int_ownership_timeline') }}
+activity as (
+    select * from {{ ref('int_allocation_activity') }}
 ),
 
-periods as (
-    select * from {{ ref('int_periods') }}
+activity_by_tenant as (
+    {#- the activity ledger; null for a tenant no telemetry covered at all (unknown is not 0) -#}
+    select
+        period,
+        tenant_id,
+        sum(active_equivalent_gpu_hours) as active_equivalent_gpu_hours,
+        sum(inactive_gpu_hours) as idle_allocated_gpu_hours,
+        sum(telemetry_unknown_gpu_hours) as telemetry_unknown_gpu_hours,
+        max(case when activity_source != 'none' then 1 else 0 end) as has_telemetry
+    from activity
+    group by period, tenant_id
 ),
 
 tenants as (
@@ -53,24 +62,17 @@ allocated as (
 ),
 
 job_outcomes as (
+    {#- successful work: jobs and pods by end state, gateway requests and tokens -#}
     select
-        periods.period,
-        coalesce(ownership.tenant_id, '__unattributed__') as tenant_id,
-        sum(case when jobs.job_state = 'COMPLETED' then 1 else 0 end) as successful_jobs,
-        sum(case when jobs.job_state != 'COMPLETED' then 1 else 0 end) as unsuccessful_jobs
-    from jobs
-    inner join periods
-        on
-            jobs.ended_at >= periods.period_start_at
-            and jobs.ended_at < periods.period_end_at
-    left join ownership
-        on
-            ownership.scope_type = 'slurm_account'
-            and coalesce(jobs.account, '') = ownership.scope_key
-            and jobs.ended_at >= ownership.valid_from_at
-            and jobs.ended_at < ownership.valid_to_at
-    where jobs.is_ended and jobs.alloc_gpu_count > 0
-    group by periods.period, coalesce(ownership.tenant_id, '__unattributed__')
+        period,
+        tenant_id,
+        sum(case when unit_kind = 'job' then successful_units else 0 end) as successful_jobs,
+        sum(case when unit_kind = 'job' then unsuccessful_units else 0 end) as unsuccessful_jobs,
+        sum(case when unit_kind = 'request' then successful_units else 0 end) as requests,
+        sum(case when unit_kind = 'input_token' then successful_units else 0 end) as input_tokens,
+        sum(case when unit_kind = 'output_token' then successful_units else 0 end) as output_tokens
+    from productive_work
+    group by period, tenant_id
 ),
 
 charged as (
@@ -119,8 +121,16 @@ final as (
             as guaranteed_gpu_hours,
         cast(round(coalesce(allocated.borrowed_gpu_hours, 0), 6) as decimal(18, 6))
             as borrowed_gpu_hours,
-        cast(null as decimal(18, 6)) as active_equivalent_gpu_hours,
-        cast(null as decimal(18, 6)) as idle_allocated_gpu_hours,
+        case
+            when activity_by_tenant.has_telemetry = 1
+                then cast(round(activity_by_tenant.active_equivalent_gpu_hours, 6) as decimal(18, 6))
+        end as active_equivalent_gpu_hours,
+        case
+            when activity_by_tenant.has_telemetry = 1
+                then cast(round(activity_by_tenant.idle_allocated_gpu_hours, 6) as decimal(18, 6))
+        end as idle_allocated_gpu_hours,
+        cast(round(coalesce(activity_by_tenant.telemetry_unknown_gpu_hours, 0), 6) as decimal(18, 6))
+            as telemetry_unknown_gpu_hours,
         case
             when reserved.reserved_gpu_hours > 0
                 then cast(round(
@@ -129,9 +139,9 @@ final as (
         end as reservation_occupancy_ratio,
         cast(coalesce(job_outcomes.successful_jobs, 0) as bigint) as successful_jobs,
         cast(coalesce(job_outcomes.unsuccessful_jobs, 0) as bigint) as unsuccessful_jobs,
-        cast(null as bigint) as requests,
-        cast(null as bigint) as input_tokens,
-        cast(null as bigint) as output_tokens,
+        cast(coalesce(job_outcomes.requests, 0) as bigint) as requests,
+        cast(coalesce(job_outcomes.input_tokens, 0) as bigint) as input_tokens,
+        cast(coalesce(job_outcomes.output_tokens, 0) as bigint) as output_tokens,
         cast(coalesce(charged.total_charge, 0) as decimal(18, 2)) as total_charge,
         charged.currency,
         case
@@ -153,6 +163,8 @@ final as (
         on keys.period = job_outcomes.period and keys.tenant_id = job_outcomes.tenant_id
     left join charged
         on keys.period = charged.period and keys.tenant_id = charged.tenant_id
+    left join activity_by_tenant
+        on keys.period = activity_by_tenant.period and keys.tenant_id = activity_by_tenant.tenant_id
 )
 
 select * from final

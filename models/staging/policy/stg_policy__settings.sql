@@ -16,7 +16,12 @@ final as (
         ) as decimal(18, 6)) as idle_active_threshold,
         coalesce(max(case when key = 'overhead_driver' then value end), 'allocated_hours')
             as overhead_driver,
-        coalesce(max(case when key = 'currency' then value end), 'USD') as currency
+        coalesce(max(case when key = 'currency' then value end), 'USD') as currency,
+        cast(max(case when key = 'reclamation_threshold_share' then value end) as decimal(18, 6))
+            as reclamation_threshold_share,
+        cast(max(case when key = 'reclamation_weeks' then value end) as integer) as reclamation_weeks,
+        cast(max(case when key = 'productive_work_tolerance_pct' then value end) as decimal(18, 6))
+            as productive_work_tolerance_pct
     from source
 )
 

@@ -1,0 +1,36 @@
+{#- One row per gateway request, in the period it finished (a model server counts a request
+    when it finishes, so both sides of the reconciliation date it alike). The caller's
+    tenant is the policy tenant of that id; an id the policy does not know goes to the
+    `__unattributed__` suspense tenant (gateway_tenant_id keeps what the gateway logged). A
+    rejected request never reached a model server. -#}
+with
+
+requests as (
+    select * from {{ ref('stg_requests__requests') }}
+),
+
+tenants as (
+    select * from {{ ref('stg_policy__tenants') }}
+),
+
+final as (
+    select
+        requests.request_id,
+        requests.tenant_id as gateway_tenant_id,
+        coalesce(tenants.tenant_id, '__unattributed__') as tenant_id,
+        requests.endpoint_id,
+        requests.model_name,
+        requests.outcome,
+        requests.is_success,
+        requests.outcome != 'rejected' as reaches_server,
+        coalesce(requests.input_tokens, 0) as input_tokens,
+        coalesce(requests.output_tokens, 0) as output_tokens,
+        requests.started_at,
+        coalesce(requests.finished_at, requests.started_at) as finished_at,
+        {{ gpuledger.period_of('coalesce(requests.finished_at, requests.started_at)') }} as period
+    from requests
+    left join tenants
+        on requests.tenant_id = tenants.tenant_id
+)
+
+select * from final

@@ -1,0 +1,20 @@
+{#- An allocation segment serves at most one endpoint, once (overlapping endpoint_scopes.csv
+    rows, or an endpoint-owned scope also mapped by the policy, would bill it twice).
+    Returns each segment with more than one row. -#}
+with
+
+endpoint_allocations as (
+    select * from {{ ref('int_endpoint_allocations') }}
+),
+
+final as (
+    select
+        segment_id,
+        count(*) as row_count,
+        string_agg(endpoint_id, ', ' order by endpoint_id) as endpoints
+    from endpoint_allocations
+    group by segment_id
+    having count(*) > 1
+)
+
+select * from final
