@@ -25,6 +25,22 @@ SHOWBACK_COLUMNS = (
     ("status", "status"),
 )
 
+MIX_COLUMNS = (
+    ("tenant_id", "tenant"),
+    ("whole_gpu_hours", "whole GPU-h"),
+    ("mig_gpu_hours", "MIG GPU-h"),
+    ("vgpu_gpu_hours", "vGPU GPU-h"),
+    ("timeslice_gpu_hours", "time-slice GPU-h"),
+    ("high_confidence_gpu_hours", "high conf."),
+    ("modeled_gpu_hours", "modeled"),
+    ("unattributed_gpu_hours", "unattributed"),
+    ("telemetry_unknown_gpu_hours", "no telemetry"),
+    ("unsuccessful_jobs", "failed jobs"),
+    ("requests", "requests"),
+    ("input_tokens", "input tokens"),
+    ("output_tokens", "output tokens"),
+)
+
 LINE_COLUMNS = (
     ("charge_component", "component"),
     ("gpu_class", "class"),
@@ -113,7 +129,10 @@ def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
     if fmt == "csv":
         return _csv(lines, LINE_COLUMNS) if tenant else _csv(showback, SHOWBACK_COLUMNS)
     if fmt == "html":
-        parts = [_html(title, showback, SHOWBACK_COLUMNS)]
+        parts = [
+            _html(title, showback, SHOWBACK_COLUMNS),
+            _html("Allocation by sharing mode and confidence", showback, MIX_COLUMNS),
+        ]
         if tenant:
             parts.append(_html(f"Charge lines of {tenant}", lines, LINE_COLUMNS))
         return (
@@ -127,6 +146,8 @@ def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
     text = f"{title}\n{_table(showback, SHOWBACK_COLUMNS)}\n"
     total = sum((r["total_charge"] for r in showback), start=Decimal(0))
     text += f"total charged: {total:,.2f} {currency}\n"
+    mix = _table(showback, MIX_COLUMNS)
+    text += f"\nAllocation by sharing mode and confidence; work delivered\n{mix}\n"
     if tenant:
         text += f"\nCharge lines of {tenant}\n{_table(lines, LINE_COLUMNS)}\n"
     return text

@@ -170,3 +170,50 @@ def test_demo_never_wipes_a_home_it_did_not_create(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "not a demo's" in result.stderr
     assert (home / "warehouse.duckdb").read_text() == "not a demo"
+
+
+def test_mixed_fleet_capacity_partitions_into_allocated_and_idle_classes(
+    demo_home: tuple[Path, str],
+) -> None:
+    """Per GPU class and period: allocated (active, inactive, borrowed idle, no telemetry) plus
+    every free class (reserve, fragmentation, unused guarantee, platform) plus unavailable
+    equals physical capacity, on a fleet of whole GPUs, MIG, time-slicing and vGPU."""
+    home, _ = demo_home
+    rows = sql(
+        home,
+        "select capacity.period, capacity.gpu_class, capacity.physical_gpu_hours, "
+        "sum(idle.gpu_hours) from intermediate.int_capacity_by_class as capacity "
+        "inner join marts.fact_idle_capacity as idle on capacity.period = idle.period "
+        "and capacity.gpu_class = idle.gpu_class where capacity.period = '2026-10' "
+        "group by all order by 2",
+    )
+    assert [r[1] for r in rows] == ["a100", "h100", "l4"]
+    for _, _, physical, classified in rows:
+        # each published row is rounded to 1e-6 GPU-hour; thousands of rows may drift by 1e-3
+        assert abs(float(physical) - float(classified)) < 1e-3
+    modes = sql(
+        home,
+        "select sharing_mode, count(distinct tenant_id) from marts.fact_gpu_allocation "
+        "where period = '2026-10' and tenant_id not like '\\_\\_%' escape '\\' group by all",
+    )
+    assert {mode for mode, tenants in modes if tenants > 0} == {"whole", "mig", "timeslice", "vgpu"}
+
+
+def test_mixed_fleet_charges_recover_the_pools_to_the_cent(demo_home: tuple[Path, str]) -> None:
+    """Tenant charges + platform + suspense = the pool cost, per class; shared endpoint lines
+    move cost between tenants and net to zero."""
+    home, _ = demo_home
+    per_class = sql(
+        home,
+        "select pools.gpu_class, pools.total_cost, sum(lines.amount) "
+        "from staging.stg_policy__cost_pools as pools inner join marts.fact_chargeback as lines "
+        "on pools.period = lines.period and pools.gpu_class = lines.gpu_class "
+        "where pools.period = '2026-10' group by all order by 1",
+    )
+    assert per_class and all(pool == charged for _, pool, charged in per_class)
+    endpoint = sql(
+        home,
+        "select sum(amount) from marts.fact_chargeback where period = '2026-10' "
+        "and charge_component in ('shared_endpoint', 'shared_endpoint_hosting')",
+    )
+    assert endpoint == [(Decimal("0.00"),)]

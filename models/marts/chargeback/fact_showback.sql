@@ -61,6 +61,28 @@ allocated as (
     group by period, tenant_id
 ),
 
+segments as (
+    select * from {{ ref('int_allocation_segments') }}
+),
+
+allocation_mix as (
+    {#- the allocation ledger by sharing mode and by confidence, so a modeled time-slice
+        share is never read as a measured one -#}
+    select
+        period,
+        tenant_id,
+        sum(case when confidence = 'high' then gpu_hours else 0 end) as high_confidence_gpu_hours,
+        sum(case when confidence = 'medium' then gpu_hours else 0 end) as medium_confidence_gpu_hours,
+        sum(case when confidence = 'modeled' then gpu_hours else 0 end) as modeled_gpu_hours,
+        sum(case when confidence = 'unattributed' then gpu_hours else 0 end) as unattributed_gpu_hours,
+        sum(case when sharing_mode = 'whole' then gpu_hours else 0 end) as whole_gpu_hours,
+        sum(case when sharing_mode = 'mig' then gpu_hours else 0 end) as mig_gpu_hours,
+        sum(case when sharing_mode = 'vgpu' then gpu_hours else 0 end) as vgpu_gpu_hours,
+        sum(case when sharing_mode = 'timeslice' then gpu_hours else 0 end) as timeslice_gpu_hours
+    from segments
+    group by period, tenant_id
+),
+
 job_outcomes as (
     {#- successful work: jobs and pods by end state, gateway requests and tokens -#}
     select
@@ -131,6 +153,14 @@ final as (
         end as idle_allocated_gpu_hours,
         cast(round(coalesce(activity_by_tenant.telemetry_unknown_gpu_hours, 0), 6) as decimal(18, 6))
             as telemetry_unknown_gpu_hours,
+        cast(round(coalesce(allocation_mix.high_confidence_gpu_hours, 0), 6) as decimal(18, 6)) as high_confidence_gpu_hours,
+        cast(round(coalesce(allocation_mix.medium_confidence_gpu_hours, 0), 6) as decimal(18, 6)) as medium_confidence_gpu_hours,
+        cast(round(coalesce(allocation_mix.modeled_gpu_hours, 0), 6) as decimal(18, 6)) as modeled_gpu_hours,
+        cast(round(coalesce(allocation_mix.unattributed_gpu_hours, 0), 6) as decimal(18, 6)) as unattributed_gpu_hours,
+        cast(round(coalesce(allocation_mix.whole_gpu_hours, 0), 6) as decimal(18, 6)) as whole_gpu_hours,
+        cast(round(coalesce(allocation_mix.mig_gpu_hours, 0), 6) as decimal(18, 6)) as mig_gpu_hours,
+        cast(round(coalesce(allocation_mix.vgpu_gpu_hours, 0), 6) as decimal(18, 6)) as vgpu_gpu_hours,
+        cast(round(coalesce(allocation_mix.timeslice_gpu_hours, 0), 6) as decimal(18, 6)) as timeslice_gpu_hours,
         case
             when reserved.reserved_gpu_hours > 0
                 then cast(round(
@@ -165,6 +195,8 @@ final as (
         on keys.period = charged.period and keys.tenant_id = charged.tenant_id
     left join activity_by_tenant
         on keys.period = activity_by_tenant.period and keys.tenant_id = activity_by_tenant.tenant_id
+    left join allocation_mix
+        on keys.period = allocation_mix.period and keys.tenant_id = allocation_mix.tenant_id
 )
 
 select * from final
