@@ -376,10 +376,13 @@ check_productive_work as (
         coalesce(string_agg(
             case
                 when endpoint_reconciliation.status != 'match'
-                    then endpoint_reconciliation.model_name || ' ' || endpoint_reconciliation.measure
-                    || ': gateway ' || coalesce(cast(endpoint_reconciliation.gateway_value as {{ dbt.type_string() }}), '-')
-                    || ' vs server ' || coalesce(cast(endpoint_reconciliation.server_value as {{ dbt.type_string() }}), '-')
-                    || ' (' || endpoint_reconciliation.status || ')'
+                    then
+                        endpoint_reconciliation.model_name || ' ' || endpoint_reconciliation.measure
+                        || ': gateway '
+                        || coalesce(cast(endpoint_reconciliation.gateway_value as {{ dbt.type_string() }}), '-')
+                        || ' vs server '
+                        || coalesce(cast(endpoint_reconciliation.server_value as {{ dbt.type_string() }}), '-')
+                        || ' (' || endpoint_reconciliation.status || ')'
             end, '; '
             order by endpoint_reconciliation.model_name, endpoint_reconciliation.measure
         ), 'gateway and model servers agree') as detail,
@@ -420,11 +423,12 @@ check_device_conservation as (
         coalesce(string_agg(
             case
                 when not conservation.is_declared_oversubscription
-                    then conservation.scope_type || ' '
-                    || coalesce(conservation.gpu_uuid, conservation.node_name) || ' '
-                    || cast(conservation.interval_start_at as {{ dbt.type_string() }}) || '..'
-                    || cast(conservation.interval_end_at as {{ dbt.type_string() }}) || ' +'
-                    || cast(round(conservation.excess_gpu_equivalents, 6) as {{ dbt.type_string() }})
+                    then
+                        conservation.scope_type || ' '
+                        || coalesce(conservation.gpu_uuid, conservation.node_name) || ' '
+                        || cast(conservation.interval_start_at as {{ dbt.type_string() }}) || '..'
+                        || cast(conservation.interval_end_at as {{ dbt.type_string() }}) || ' +'
+                        || cast(round(conservation.excess_gpu_equivalents, 6) as {{ dbt.type_string() }})
             end,
             '; ' order by conservation.interval_start_at
         ), 'every device and node within capacity at every instant') as detail
@@ -446,8 +450,9 @@ check_oversubscription as (
         coalesce(string_agg(
             case
                 when conservation.is_declared_oversubscription
-                    then conservation.node_name || ' '
-                    || cast(conservation.interval_start_at as {{ dbt.type_string() }})
+                    then
+                        conservation.node_name || ' '
+                        || cast(conservation.interval_start_at as {{ dbt.type_string() }})
             end,
             '; ' order by conservation.interval_start_at
         ), 'none') as detail

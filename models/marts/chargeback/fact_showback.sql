@@ -153,8 +153,10 @@ final as (
         end as idle_allocated_gpu_hours,
         cast(round(coalesce(activity_by_tenant.telemetry_unknown_gpu_hours, 0), 6) as decimal(18, 6))
             as telemetry_unknown_gpu_hours,
-        cast(round(coalesce(allocation_mix.high_confidence_gpu_hours, 0), 6) as decimal(18, 6)) as high_confidence_gpu_hours,
-        cast(round(coalesce(allocation_mix.medium_confidence_gpu_hours, 0), 6) as decimal(18, 6)) as medium_confidence_gpu_hours,
+        cast(round(coalesce(allocation_mix.high_confidence_gpu_hours, 0), 6) as decimal(18, 6))
+            as high_confidence_gpu_hours,
+        cast(round(coalesce(allocation_mix.medium_confidence_gpu_hours, 0), 6) as decimal(18, 6))
+            as medium_confidence_gpu_hours,
         cast(round(coalesce(allocation_mix.modeled_gpu_hours, 0), 6) as decimal(18, 6)) as modeled_gpu_hours,
         cast(round(coalesce(allocation_mix.unattributed_gpu_hours, 0), 6) as decimal(18, 6)) as unattributed_gpu_hours,
         cast(round(coalesce(allocation_mix.whole_gpu_hours, 0), 6) as decimal(18, 6)) as whole_gpu_hours,
