@@ -9,7 +9,7 @@ TEST_HOME ?= $(CURDIR)/.gpuledger-test
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev,orchestration]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -39,3 +39,10 @@ clean:
 # Speed and memory of the close on a synthetic fleet month (results: benchmarks/results.md).
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.close_benchmark --gpus 4096 --jobs 1000000
+
+# The Dagster UI (dagster dev) on http://127.0.0.1:3000 over UI_HOME (default: $GPULEDGER_HOME,
+# else the demo's home); DAGSTER_HOME is UI_HOME/dagster. README "Running the close from the UI".
+UI_HOME ?= $(or $(GPULEDGER_HOME),$(CURDIR)/.gpuledger-demo)
+.PHONY: ui
+ui: $(STAMP)
+	GPULEDGER_HOME=$(UI_HOME) $(BIN)/python -m orchestration.ui --port 3000

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,7 +12,8 @@ from extractors.commands import source_commands
 from extractors.filebatch import SourceFileError
 from extractors.inventory.parse import InventoryFormatError
 from extractors.landing import LandingReport, home_lock
-from gpuledger.close import EXIT_PUBLISHED, CloseOutcome, close_period
+from gpuledger.close import EXIT_PUBLISHED, CloseOutcome, close_period, reopen_period
+from gpuledger.ledger import LedgerError
 from gpuledger.paths import resolve_home, resolve_policy
 from gpuledger.policy import PolicyError
 from gpuledger.report import render_report
@@ -45,12 +45,23 @@ def _parser() -> argparse.ArgumentParser:
     for name, command in source_commands().items():
         command.add_arguments(sources.add_parser(name, help=command.HELP))
 
-    build_cmd = commands.add_parser("build", help="build the warehouse (dbt)")
+    build_cmd = commands.add_parser(
+        "build", help="build the warehouse (the Dagster provisional_build job)"
+    )
     build_cmd.add_argument("--period", type=_period, help="accepted for symmetry; builds all")
 
-    close = commands.add_parser("close", help="close and publish a period")
+    close = commands.add_parser(
+        "close", help="close and publish a period (the Dagster monthly_close job)"
+    )
     close.add_argument("--period", type=_period, required=True)
     close.add_argument("--approver", default="unknown")
+
+    reopen = commands.add_parser(
+        "reopen", help="reopen a closed period; its close stays in the ledger"
+    )
+    reopen.add_argument("--period", type=_period, required=True)
+    reopen.add_argument("--reason", required=True)
+    reopen.add_argument("--approver", default="unknown", help="who reopens it")
 
     report = commands.add_parser("report", help="showback of a period")
     report.add_argument("--period", type=_period, required=True)
@@ -102,9 +113,7 @@ def print_close(outcome: CloseOutcome) -> None:
 
 
 def _demo(home: Path, policy: Path, args: argparse.Namespace, explicit_home: bool) -> int:
-    from extractors.inventory.client import ingest_file as ingest_inventory
-    from extractors.slurm.client import ingest_file as ingest_slurm
-    from gpuledger.demo_data import generate
+    from gpuledger.demo import run_demo
 
     if not explicit_home:
         home = Path(".gpuledger-demo").resolve()
@@ -116,17 +125,7 @@ def _demo(home: Path, policy: Path, args: argparse.Namespace, explicit_home: boo
             shutil.rmtree(home)
     home.mkdir(parents=True, exist_ok=True)
     (home / DEMO_MARKER).write_text("created by gpuledger demo; removed by the next demo run\n")
-    with tempfile.TemporaryDirectory() as tmp:
-        files = generate(Path(tmp), period=args.period, seed=args.seed)
-        print(f"demo fleet generated for {args.period} (seed {args.seed}) into {home}")
-        _print_landing(ingest_inventory(home, files.inventory))
-        for path in files.sacct_files:
-            _print_landing(ingest_slurm(home, path))
-    outcome = close_period(home, policy, args.period, approver="demo")
-    print_close(outcome)
-    print()
-    print(render_report(home, args.period, None, "table"), end="")
-    return outcome.exit_code
+    return run_demo(home, policy, args.period, args.seed)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -143,12 +142,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             outcome = close_period(home, policy, args.period, args.approver)
             print_close(outcome)
             return outcome.exit_code
+        if args.command == "reopen":
+            print(reopen_period(home, args.period, args.reason, args.approver))
+            return 0
         if args.command == "report":
             print(render_report(home, args.period, args.tenant, args.format), end="")
             return 0
         if args.command == "demo":
             return _demo(home, policy, args, explicit_home=args.home is not None)
-    except (SourceFileError, InventoryFormatError, PolicyError, BuildError, LookupError) as exc:
+    except (
+        SourceFileError,
+        InventoryFormatError,
+        PolicyError,
+        BuildError,
+        LedgerError,
+        LookupError,
+    ) as exc:
         print(f"gpuledger: {exc}", file=sys.stderr)
         return 1
     except FileNotFoundError as exc:

@@ -1,4 +1,9 @@
-"""Build the warehouse: snapshot the policy, then run the dbt project against the home."""
+"""Build the warehouse: snapshot the policy, then run the dbt project against the home.
+
+`gpuledger build` runs the Dagster `provisional_build` job (orchestration/runner.py), whose dbt
+step calls `prepare` and runs BUILD_ARGS; `run_dbt` is for the small refreshes a ledger write
+needs afterwards (the marts that read the ledger).
+"""
 
 from __future__ import annotations
 
@@ -19,7 +24,8 @@ from gpuledger.policy import Policy, load_policy
 
 
 class BuildError(RuntimeError):
-    """dbt failed: the message lists each failing node and dbt's reason."""
+    """A build or close failed: the message lists each failing dbt node and dbt's reason, or
+    the step that failed and why."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +51,12 @@ def prepare(home: Path, policy_dir: Path) -> Policy:
     return policy
 
 
-def _dbt_executable() -> str:
+def dbt_target(home: Path) -> Path:
+    """Where the builds of a home keep dbt's artifacts (run_results.json, partial parse)."""
+    return home / "dbt" / "target"
+
+
+def dbt_executable() -> str:
     beside = Path(sys.executable).parent / "dbt"
     return str(beside) if beside.exists() else (shutil.which("dbt") or "dbt")
 
@@ -53,10 +64,10 @@ def _dbt_executable() -> str:
 def run_dbt(home: Path, args: Sequence[str]) -> BuildSummary:
     """Run one dbt command against `home` in a subprocess (dbt holds the DuckDB file open
     for its whole process); raise BuildError naming each failing node on failure."""
-    target = home / "dbt" / "target"
+    target = dbt_target(home)
     env = {**os.environ, "GPULEDGER_HOME": str(home), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
     command = [
-        _dbt_executable(),
+        dbt_executable(),
         *args,
         "--project-dir",
         str(PROJECT_DIR),
@@ -70,26 +81,39 @@ def run_dbt(home: Path, args: Sequence[str]) -> BuildSummary:
     ]
     (target / "run_results.json").unlink(missing_ok=True)
     completed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        output = (completed.stdout + completed.stderr).strip()
+        raise build_error(args[0], target, output)
+    return summarize(target)
+
+
+def _results(target: Path) -> list[dict]:
+    path = target / "run_results.json"
+    return json.loads(path.read_text())["results"] if path.exists() else []
+
+
+def summarize(target: Path) -> BuildSummary:
+    """Count the node statuses of the last dbt command's run_results.json in `target`."""
     counts: dict[str, int] = {}
-    problems = []
-    results_path = target / "run_results.json"
-    if results_path.exists():
-        for node in json.loads(results_path.read_text())["results"]:
-            status = node["status"]
-            counts[status] = counts.get(status, 0) + 1
-            if status in ("error", "fail"):
-                problems.append(f"  {node['unique_id']}: {node.get('message')}")
-    summary = BuildSummary(
+    for node in _results(target):
+        counts[node["status"]] = counts.get(node["status"], 0) + 1
+    return BuildSummary(
         passed=counts.get("pass", 0) + counts.get("success", 0),
         warned=counts.get("warn", 0),
         failed=counts.get("error", 0) + counts.get("fail", 0),
         skipped=counts.get("skipped", 0),
     )
-    if completed.returncode != 0:
-        output = (completed.stdout + completed.stderr).strip()
-        detail = "\n".join(problems) or output[-4000:]
-        raise BuildError(f"dbt {args[0]} failed ({summary}):\n{detail}")
-    return summary
+
+
+def build_error(command: str, target: Path, output: str) -> BuildError:
+    """A failed dbt command: each failing node and dbt's reason, else the tail of its output."""
+    problems = [
+        f"  {node['unique_id']}: {node.get('message')}"
+        for node in _results(target)
+        if node["status"] in ("error", "fail")
+    ]
+    detail = "\n".join(problems) or output[-4000:]
+    return BuildError(f"dbt {command} failed ({summarize(target)}):\n{detail}")
 
 
 # The production build: every model and data test (unit tests run in CI, `make test`).
@@ -97,8 +121,13 @@ BUILD_ARGS = ("build", "--exclude-resource-type", "unit_test")
 
 
 def build(home: Path, policy_dir: Path) -> BuildSummary:
-    prepare(home, policy_dir)
-    return run_dbt(home, BUILD_ARGS)
+    """`gpuledger build`: the Dagster provisional_build job in process (orchestration)."""
+    from orchestration.runner import FAILED, run_build
+
+    run = run_build(home, policy_dir)
+    if run.kind == FAILED:
+        raise BuildError(run.message)
+    return summarize(dbt_target(home))
 
 
 def connect(home: Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:

@@ -1,6 +1,9 @@
 {#- The published ledger lives outside the dbt-managed schemas: dbt never rebuilds it.
-    `gpuledger close` appends to it; nothing updates or deletes. Created here so that the
-    models reading it (fact_chargeback) work before the first close. -#}
+    `gpuledger close` appends to it (gpuledger/ledger.py); nothing updates or deletes. Created
+    here so that the models reading it (fact_chargeback) work before the first close.
+    closes: one row per close of a period; chargeback_lines: the lines each close published
+    (a Correction names the period and close it corrects); close_batches: the landed batches
+    each close was computed from; reopens: one row per reopen of a close. -#}
 {% macro create_ledger_tables() %}
     {%- set text = dbt.type_string() -%}
     create schema if not exists ledger;
@@ -33,7 +36,22 @@
         confidence {{ text }},
         charge_class {{ text }},
         description {{ text }},
+        corrects_period {{ text }},
+        corrects_close_id {{ text }},
         status {{ text }},
         close_id {{ text }}
+    );
+    create table if not exists ledger.close_batches (
+        close_id {{ text }},
+        batch_id {{ text }},
+        content_sha256 {{ text }}
+    );
+    create table if not exists ledger.reopens (
+        reopen_id {{ text }},
+        period {{ text }},
+        close_id {{ text }},
+        reopened_at timestamp,
+        reason {{ text }},
+        requested_by {{ text }}
     );
 {% endmacro %}

@@ -20,6 +20,8 @@ final as (
         confidence,
         charge_class,
         description,
+        corrects_period,
+        corrects_close_id,
         status,
         close_id
     from source

@@ -1,0 +1,65 @@
+"""published_period: the closed ledger of one month, downstream of the blocking checks.
+
+It runs only when every reconciliation check of the run passed (they block it). Under the home
+lock it then refuses a period that is closed (another close may have won meanwhile), verifies
+once more that fact_reconciliation has no blocking failure for the period (in the warehouse as
+it is now, whatever check names the model reports), appends the close to the ledger
+(gpuledger/ledger.py) and refreshes the marts that serve closed periods from the ledger
+(`dbt run --select fact_chargeback+`, outside dagster-dbt: those assets are not re-reported).
+"""
+
+from dagster import AssetExecutionContext, Config, MaterializeResult, asset
+
+from extractors.landing import home_lock
+from gpuledger.ledger import already_closed_message, existing_close, publish, reconciliation
+from gpuledger.warehouse import run_dbt
+from orchestration.outcomes import ALREADY_CLOSED, BLOCKED, refusal
+from orchestration.partitions import MONTHLY, period_of
+from orchestration.resources import GpuLedgerResource
+from orchestration.warehouse_assets import CHARGEBACK, RECONCILIATION, SHOWBACK
+
+
+class CloseConfig(Config):
+    approver: str = "dagster"
+
+
+@asset(
+    partitions_def=MONTHLY,
+    deps=[CHARGEBACK, SHOWBACK, RECONCILIATION],
+    group_name="ledger",
+    kinds={"duckdb"},
+    description=(
+        "The append-only published ledger of the month: ledger.closes, ledger.chargeback_lines, "
+        "ledger.close_batches and <home>/ledger/<period>/<close_id>.parquet/.json."
+    ),
+)
+def published_period(
+    context: AssetExecutionContext, config: CloseConfig, gpuledger: GpuLedgerResource
+) -> MaterializeResult:
+    period = period_of(context.partition_key)
+    home = gpuledger.home_path()
+    with home_lock(home):
+        prior = existing_close(home, period)
+        if prior is not None:
+            raise refusal(ALREADY_CLOSED, already_closed_message(period, prior))
+        checks = reconciliation(home, period)
+        if not checks:
+            raise refusal(BLOCKED, f"period {period} has no evidence or policy to close")
+        failing = [c.check_name for c in checks if c.blocks]
+        if failing:
+            raise refusal(BLOCKED, f"close of {period} blocked by {', '.join(failing)}")
+        close = publish(home, period, config.approver, checks)
+        run_dbt(home, ["run", "--select", "fact_chargeback+"])
+    context.log.info(f"period {period} closed and published as {close.close_id}")
+    return MaterializeResult(
+        metadata={
+            "close_id": close.close_id,
+            "close_version": close.close_version,
+            "closed_at": close.closed_at.isoformat() + "Z",
+            "approver": close.approver,
+            "line_count": close.line_count,
+            "total_amount": float(close.total_amount),
+            "lines_sha256": close.lines_sha256,
+            "input_manifest_hash": close.input_manifest_hash,
+        }
+    )

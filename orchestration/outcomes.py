@@ -1,0 +1,19 @@
+"""How a step says why it refused, so the CLI maps it to its exit code and the UI shows it.
+
+A refusing step raises `refusal(kind, message)`: a dagster Failure whose description is the
+message and whose metadata carries the kind under OUTCOME_KEY.
+"""
+
+from __future__ import annotations
+
+from dagster import Failure
+
+OUTCOME_KEY = "gpuledger/outcome"
+ALREADY_CLOSED = "already_closed"
+BLOCKED = "blocked"
+FAILED = "failed"
+STALE = "stale_definitions"
+
+
+def refusal(kind: str, message: str) -> Failure:
+    return Failure(description=message, metadata={OUTCOME_KEY: kind}, allow_retries=False)

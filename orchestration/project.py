@@ -1,0 +1,94 @@
+"""The dbt project as Dagster sees it, and the manifest `@dbt_assets` reads at import time.
+
+`DbtProject.prepare_if_dev()` only parses under `dagster dev`, and dagster-dbt's preparer
+looks for `dbt` on PATH. So `prepare_manifest()` parses the project itself, with the dbt next
+to this interpreter, whenever the manifest is missing or older than any project file. It
+parses in `target/dagster-parse/` (keeping dbt's partial parse) under a file lock, then moves
+the manifest atomically to `target/dagster/manifest.json`, so concurrent imports never read a
+half-written one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+from dagster_dbt import DbtCliResource, DbtProject
+
+from gpuledger.paths import PROJECT_DIR
+from gpuledger.warehouse import dbt_executable
+
+MANIFEST_DIR = PROJECT_DIR / "target" / "dagster"
+PARSE_DIR = PROJECT_DIR / "target" / "dagster-parse"
+PROJECT_FOLDERS = ("models", "macros", "seeds", "tests/dbt")
+PROJECT_FILES = ("dbt_project.yml", "profiles.yml")
+
+
+class ManifestError(RuntimeError):
+    """dbt could not parse the project; the message carries dbt's output."""
+
+
+def _project_files() -> Iterator[Path]:
+    for name in PROJECT_FILES:
+        yield PROJECT_DIR / name
+    for folder in PROJECT_FOLDERS:
+        for path in (PROJECT_DIR / folder).rglob("*"):
+            if path.suffix in (".sql", ".yml", ".yaml", ".csv", ".md"):
+                yield path
+
+
+def _is_fresh(manifest: Path) -> bool:
+    if not manifest.exists():
+        return False
+    built = manifest.stat().st_mtime
+    return all(path.stat().st_mtime <= built for path in _project_files())
+
+
+def prepare_manifest() -> Path:
+    """The path of an up-to-date manifest.json, parsing the project if needed (~3-4 s)."""
+    manifest = MANIFEST_DIR / "manifest.json"
+    if _is_fresh(manifest):
+        return manifest
+    PARSE_DIR.mkdir(parents=True, exist_ok=True)
+    with (PARSE_DIR / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _is_fresh(manifest):
+            return manifest
+        completed = subprocess.run(
+            [
+                dbt_executable(),
+                "parse",
+                "--project-dir",
+                str(PROJECT_DIR),
+                "--profiles-dir",
+                str(PROJECT_DIR),
+                "--target-path",
+                str(PARSE_DIR),
+                "--log-path",
+                str(PARSE_DIR / "logs"),
+                "--quiet",
+            ],
+            env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if completed.returncode != 0:
+            output = (completed.stdout + completed.stderr).strip()
+            raise ManifestError(f"dbt parse failed:\n{output[-4000:]}")
+        MANIFEST_DIR.mkdir(parents=True, exist_ok=True)
+        staged = MANIFEST_DIR / "manifest.json.tmp"
+        shutil.copyfile(PARSE_DIR / "manifest.json", staged)
+        staged.replace(manifest)
+    return manifest
+
+
+dbt_project = DbtProject(project_dir=PROJECT_DIR, target_path=MANIFEST_DIR)
+
+
+def dbt_resource() -> DbtCliResource:
+    return DbtCliResource(project_dir=dbt_project, dbt_executable=dbt_executable())

@@ -1,0 +1,394 @@
+"""Great Expectations suites on landed raw batches; a batch whose suite fails is quarantined.
+
+One suite per raw table, derived from the table's record type (extractors/<source>/records.py),
+so a new source is validated without a change here:
+- keys present: every field the record declares non-optional is not null;
+- values in range: counts, durations, sizes, tokens, energy and power are >= 0 (by the unit
+  suffix of the column name), `_percent` columns lie in 0..100 and `_ratio` columns in 0..1;
+- timestamps ordered: `end >= start` for each pair of timestamp columns named alike
+  (start/end, started/finished, started/ended, from/to, creation/deletion), where both are set.
+
+GX runs the pandas route (stack-probe section 5) in an ephemeral context; it is imported only
+when a batch needs validating. The results are kept as JSON under
+`<home>/validations/<source>/<batch_id>.json`, and every validated batch gets a record
+(gpuledger.ledger.write_validation) with its outcome and the UTC span its evidence covers
+(min and max of its timestamps, extended to the extraction time when an interval is still open).
+
+Quarantine (`_quarantine`): the batch's raw table files move to
+`<home>/quarantine/validation/<batch_id>/`, every record of it is written to the raw
+quarantine table with the expectation it failed (or "batch quarantined" for records that
+passed in a failing batch), and its manifest is rewritten with 0 records landed, so staging
+never reads the batch and landing the same content again stays a no-op.
+
+The caller holds the home lock (extractors.landing.home_lock) around every function here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import json
+import os
+import shutil
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from extractors.landing import BATCHES_TABLE, QUARANTINE_TABLE, BatchRow, QuarantineRow, raw_dir
+from extractors.records import to_table
+from gpuledger.ledger import (
+    VALIDATION_PASSED,
+    VALIDATION_QUARANTINED,
+    BatchValidation,
+    ensure_validation_layout,
+    validated_batch_ids,
+    validations_dir,
+    write_validation,
+)
+from orchestration.sources import source_tables
+
+EXPECTATIONS_CHECK = "raw_batch_expectations"
+NON_NEGATIVE_SUFFIXES = ("_seconds", "_minutes", "_bytes", "_count", "_tokens", "_mw", "_mj")
+NON_NEGATIVE_NAMES = frozenset({"quantity", "capacity", "allocatable", "hard", "used"})
+ORDERED_WORDS = (
+    ("start", "end"),
+    ("started", "finished"),
+    ("started", "ended"),
+    ("from", "to"),
+    ("creation", "deletion"),
+)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One expectation of a suite, as plain data (GX objects are built only to run it)."""
+
+    kind: str  # not_null | between | ordered
+    columns: tuple[str, ...]
+    min_value: float | None = None
+    max_value: float | None = None
+
+    def describe(self) -> str:
+        if self.kind == "not_null":
+            return f"{self.columns[0]} is present"
+        if self.kind == "ordered":
+            return f"{self.columns[1]} >= {self.columns[0]}"
+        upper = "" if self.max_value is None else f" and <= {self.max_value:g}"
+        return f"{self.columns[0]} >= {self.min_value:g}{upper}"
+
+    def to_gx(self) -> Any:
+        import great_expectations.expectations as gxe
+
+        if self.kind == "not_null":
+            return gxe.ExpectColumnValuesToNotBeNull(column=self.columns[0])
+        if self.kind == "ordered":
+            return gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+                column_A=self.columns[1],
+                column_B=self.columns[0],
+                or_equal=True,
+                ignore_row_if="either_value_is_missing",
+            )
+        return gxe.ExpectColumnValuesToBeBetween(
+            column=self.columns[0], min_value=self.min_value, max_value=self.max_value
+        )
+
+
+@dataclass(frozen=True)
+class _Field:
+    name: str
+    base: object
+    optional: bool
+
+
+def _fields(record_type: type) -> list[_Field]:
+    hints = typing.get_type_hints(record_type)
+    fields = []
+    for field in dataclasses.fields(record_type):
+        args = typing.get_args(hints[field.name])
+        optional = type(None) in args
+        base = next((a for a in args if a is not type(None)), hints[field.name])
+        fields.append(_Field(field.name, base, optional))
+    return fields
+
+
+def _ordered_pairs(record_type: type) -> list[tuple[str, str]]:
+    """(start column, end column) pairs among the record's timestamp columns."""
+    stamps = {f.name for f in _fields(record_type) if f.base is dt.datetime}
+    pairs = []
+    for name in sorted(stamps):
+        words = name.split("_")
+        for first, second in ORDERED_WORDS:
+            if first in words:
+                other = "_".join(second if w == first else w for w in words)
+                if other in stamps:
+                    pairs.append((name, other))
+    return pairs
+
+
+def suite_for(record_type: type) -> tuple[Expectation, ...]:
+    """The expectation suite of a raw table, derived from its record type."""
+    expectations = [
+        Expectation("not_null", (f.name,)) for f in _fields(record_type) if not f.optional
+    ]
+    for f in _fields(record_type):
+        if f.base not in (int, float):
+            continue
+        if f.name.endswith("_percent"):
+            expectations.append(Expectation("between", (f.name,), 0, 100))
+        elif f.name.endswith("_ratio"):
+            expectations.append(Expectation("between", (f.name,), 0, 1))
+        elif f.name.endswith(NON_NEGATIVE_SUFFIXES) or f.name in NON_NEGATIVE_NAMES:
+            expectations.append(Expectation("between", (f.name,), 0))
+    expectations.extend(Expectation("ordered", pair) for pair in _ordered_pairs(record_type))
+    return tuple(expectations)
+
+
+@dataclass(frozen=True)
+class SuiteOutcome:
+    table: str
+    rows: int
+    expectations: int
+    failures: tuple[str, ...]  # "<expectation>: <n> of <rows> rows"
+
+    @property
+    def success(self) -> bool:
+        return not self.failures
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    batch_id: str
+    source: str
+    file: str
+    quarantined: bool
+    suites: tuple[SuiteOutcome, ...]
+    results_path: str
+    first_evidence_at: dt.datetime | None
+    last_evidence_at: dt.datetime | None
+
+    def summary(self) -> str:
+        if not self.quarantined:
+            return f"batch {self.batch_id} ({self.file}): expectations met"
+        failures = "; ".join(f"{s.table}: {', '.join(s.failures)}" for s in self.suites)
+        return f"batch {self.batch_id} ({self.file}) QUARANTINED: {failures}"
+
+
+def _gx_context() -> Any:
+    # GX reads its analytics switch from the environment only; it must not phone home.
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = ProgressBarsConfig(globally=False)
+    return context
+
+
+def _manifest(home: Path, batch_id: str) -> BatchRow:
+    path = raw_dir(home) / BATCHES_TABLE / f"{batch_id}.parquet"
+    return BatchRow(**pq.read_table(path).to_pylist()[0])
+
+
+def _table_path(home: Path, table: str, batch_id: str) -> Path:
+    return raw_dir(home) / table / f"{batch_id}.parquet"
+
+
+def _evidence_span(
+    frames: Mapping[str, Any], tables: Mapping[str, type], extracted_at: dt.datetime
+) -> tuple[dt.datetime | None, dt.datetime | None]:
+    """Min and max of the batch's timestamps; an open interval (an end column unset where
+    its start is set) reaches the extraction time."""
+    lows, highs = [], []
+    for table, frame in frames.items():
+        if frame.empty:
+            continue
+        stamps = [f.name for f in _fields(tables[table]) if f.base is dt.datetime]
+        for column in stamps:
+            values = frame[column].dropna()
+            if not values.empty:
+                lows.append(values.min().to_pydatetime())
+                highs.append(values.max().to_pydatetime())
+        for start, end in _ordered_pairs(tables[table]):
+            if (frame[start].notna() & frame[end].isna()).any():
+                highs.append(extracted_at)
+    if not lows:
+        return None, None
+    return min(lows), max(highs)
+
+
+def _run_suites(
+    context: Any, batch_id: str, frames: Mapping[str, Any], tables: Mapping[str, type]
+) -> dict[str, tuple[SuiteOutcome, dict, list[tuple[int, str, str]]]]:
+    """Per table: the outcome, GX's JSON result and the failing (row index, field, reason)."""
+    import great_expectations as gx
+
+    source = context.data_sources.add_pandas(batch_id)
+    results = {}
+    for table, frame in frames.items():
+        expectations = suite_for(tables[table])
+        batch = source.add_dataframe_asset(table).add_batch_definition_whole_dataframe("batch")
+        suite = context.suites.add(
+            gx.ExpectationSuite(
+                name=f"{batch_id}/{table}", expectations=[e.to_gx() for e in expectations]
+            )
+        )
+        definition = context.validation_definitions.add(
+            gx.ValidationDefinition(name=f"{batch_id}/{table}", data=batch, suite=suite)
+        )
+        result = definition.run(batch_parameters={"dataframe": frame}, result_format="COMPLETE")
+        failures, failing_rows = [], []
+        for expectation, outcome in zip(expectations, result.results, strict=True):
+            if outcome.success:
+                continue
+            indexes = outcome.result.get("unexpected_index_list") or []
+            failures.append(f"{expectation.describe()}: {len(indexes)} of {len(frame)} rows")
+            reason = f"{table}: expectation {expectation.describe()} failed"
+            failing_rows.extend((i, ",".join(expectation.columns), reason) for i in indexes)
+        outcome = SuiteOutcome(table, len(frame), len(expectations), tuple(failures))
+        results[table] = (outcome, result.to_json_dict(), failing_rows)
+    return results
+
+
+def _write_atomic(table: Any, path: Path) -> None:
+    tmp = path.with_suffix(".parquet.tmp")
+    pq.write_table(table, tmp)
+    tmp.replace(path)
+
+
+def _quarantine(
+    home: Path,
+    batch: BatchRow,
+    tables: Mapping[str, type],
+    failing: Mapping[str, list[tuple[int, str, str]]],
+    summary: str,
+) -> None:
+    evidence = home / "quarantine" / "validation" / batch.batch_id
+    evidence.mkdir(parents=True, exist_ok=True)
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    quarantined: dict[int, QuarantineRow] = {}
+    for table in tables:
+        path = _table_path(home, table, batch.batch_id)
+        if not path.exists():
+            continue
+        rows = pq.read_table(path).to_pylist()
+        reasons = {index: (field, reason) for index, field, reason in failing.get(table, [])}
+        for index, row in enumerate(rows):
+            line = row.get("source_line") or index + 1
+            field, reason = reasons.get(index, ("batch", f"batch quarantined: {summary}"))
+            if line in quarantined and field == "batch":
+                continue
+            raw = json.dumps({k: v for k, v in row.items() if k != "batch_id"}, default=str)
+            quarantined[line] = QuarantineRow(
+                batch.batch_id, batch.source, batch.file, line, field, reason, raw, now
+            )
+        shutil.copyfile(path, evidence / f"{table}.parquet")
+    if quarantined:
+        _write_atomic(
+            to_table(QuarantineRow, [quarantined[k] for k in sorted(quarantined)]),
+            raw_dir(home) / QUARANTINE_TABLE / f"{batch.batch_id}-validation.parquet",
+        )
+    rewritten = dataclasses.replace(
+        batch,
+        records_landed=0,
+        records_quarantined=batch.records_read,
+        rows_written=0,
+    )
+    _write_atomic(
+        to_table(BatchRow, [rewritten]), raw_dir(home) / BATCHES_TABLE / f"{batch.batch_id}.parquet"
+    )
+    for table in tables:
+        _table_path(home, table, batch.batch_id).unlink(missing_ok=True)
+
+
+def _validate_batch(
+    home: Path,
+    batch_id: str,
+    sources: Mapping[str, Mapping[str, type]],
+    context: Callable[[], Any],
+) -> BatchOutcome:
+    """Run the suites of one landed batch, quarantine it if one fails, record the outcome."""
+    batch = _manifest(home, batch_id)
+    tables = sources.get(batch.source, {})
+    frames = {
+        table: pq.read_table(_table_path(home, table, batch_id)).to_pandas()
+        for table in tables
+        if _table_path(home, table, batch_id).exists()
+    }
+    results = _run_suites(context(), batch_id, frames, tables) if frames else {}
+    suites = tuple(outcome for outcome, _, _ in results.values())
+    quarantined = any(not s.success for s in suites)
+    first_at, last_at = _evidence_span(frames, tables, batch.extracted_at)
+    failed = "; ".join(f"{s.table}: {', '.join(s.failures)}" for s in suites if not s.success)
+    if quarantined:
+        failing = {table: rows for table, (_, _, rows) in results.items()}
+        _quarantine(home, batch, tables, failing, failed)
+    folder = validations_dir(home) / batch.source
+    folder.mkdir(parents=True, exist_ok=True)
+    results_path = folder / f"{batch_id}.json"
+    validated_at = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+    outcome_name = VALIDATION_QUARANTINED if quarantined else VALIDATION_PASSED
+    results_path.write_text(
+        json.dumps(
+            {
+                "batch_id": batch_id,
+                "source": batch.source,
+                "file": batch.file,
+                "outcome": outcome_name,
+                "validated_at": validated_at.isoformat() + "Z",
+                "first_evidence_at": first_at.isoformat() if first_at else None,
+                "last_evidence_at": last_at.isoformat() if last_at else None,
+                "suites": {table: result for table, (_, result, _) in results.items()},
+            },
+            indent=1,
+            default=str,
+        )
+        + "\n"
+    )
+    write_validation(
+        home,
+        BatchValidation(
+            batch_id=batch_id,
+            source=batch.source,
+            outcome=outcome_name,
+            validated_at=validated_at,
+            first_evidence_at=first_at,
+            last_evidence_at=last_at,
+            failed_expectations=failed,
+            results_path=str(results_path),
+        ),
+    )
+    return BatchOutcome(
+        batch_id=batch_id,
+        source=batch.source,
+        file=batch.file,
+        quarantined=quarantined,
+        suites=suites,
+        results_path=str(results_path),
+        first_evidence_at=first_at,
+        last_evidence_at=last_at,
+    )
+
+
+def validate_batches(home: Path, batch_ids: Iterable[str]) -> list[BatchOutcome]:
+    """Validate those of `batch_ids` that have no validation record yet (one GX context for
+    all of them, created only if a batch has rows to validate)."""
+    ensure_validation_layout(home)
+    done = validated_batch_ids(home)
+    pending = sorted(set(batch_ids) - done)
+    if not pending:
+        return []
+    sources = source_tables()
+    context = functools.cache(_gx_context)
+    return [_validate_batch(home, b, sources, context) for b in pending]
+
+
+def validate_pending(home: Path) -> list[BatchOutcome]:
+    """Validate every landed batch without a validation record (however it was landed)."""
+    folder = raw_dir(home) / BATCHES_TABLE
+    landed = [p.stem for p in folder.glob("*.parquet") if not p.name.startswith("_")]
+    return validate_batches(home, landed)

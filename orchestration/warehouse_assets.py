@@ -1,0 +1,116 @@
+"""The dbt project as assets (dagster-dbt): every model, with its data tests as asset checks.
+
+One step builds the whole warehouse, as `gpuledger build` always did: under the home lock
+(one DuckDB writer at a time; a second build waits), it validates the policy and writes its
+snapshot, runs the expectation suites on any landed batch not validated yet (batches landed
+with `gpuledger ingest` rather than through the inbox), then runs `dbt build` without unit
+tests against the home. In a monthly_close run it first refuses a period that is closed.
+Models are not partitioned: each build computes every period. The assets are built from the
+manifest when the Definitions are built, so a long-lived process (pytest, the CLI in a test)
+that builds its Definitions again sees models added meanwhile; a run whose definitions are
+older than the project refuses to start dbt (dagster-dbt cannot map a node it does not know),
+and the CLI then runs once more on fresh definitions.
+"""
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from dagster import AssetExecutionContext, AssetKey, AssetsDefinition, AssetSpec
+from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
+
+from extractors.landing import home_lock
+from gpuledger.ledger import already_closed_message, existing_close
+from gpuledger.policy import PolicyError
+from gpuledger.warehouse import BUILD_ARGS, build_error, dbt_target, prepare
+from orchestration.outcomes import ALREADY_CLOSED, FAILED, STALE, refusal
+from orchestration.partitions import period_of
+from orchestration.project import dbt_project, prepare_manifest
+from orchestration.resources import GpuLedgerResource
+from orchestration.validation import validate_pending
+
+RECONCILIATION = AssetKey(["marts", "fact_reconciliation"])
+STALE_MESSAGE = (
+    "the dbt project changed since these definitions were loaded; reload the definitions "
+    "(UI: Reload definitions) and run again"
+)
+CHARGEBACK = AssetKey(["marts", "fact_chargeback"])
+SHOWBACK = AssetKey(["marts", "fact_showback"])
+
+
+class LayerTranslator(DagsterDbtTranslator):
+    """dagster-dbt's default keys ([schema, model]; [source, table]), grouped by layer."""
+
+    def get_asset_spec(
+        self, manifest: Mapping[str, Any], unique_id: str, project: Any
+    ) -> AssetSpec:
+        spec = super().get_asset_spec(manifest, unique_id, project)
+        props = self.get_resource_props(manifest, unique_id)
+        if props["resource_type"] == "model":
+            return spec.replace_attributes(group_name=props["fqn"][1])
+        return spec
+
+
+@contextmanager
+def _home_environment(home: str) -> Iterator[None]:
+    """dagster-dbt hands dbt a copy of os.environ; profiles.yml reads GPULEDGER_HOME."""
+    before = os.environ.get("GPULEDGER_HOME")
+    os.environ["GPULEDGER_HOME"] = home
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["GPULEDGER_HOME"]
+        else:
+            os.environ["GPULEDGER_HOME"] = before
+
+
+def warehouse_assets() -> AssetsDefinition:
+    """The dbt assets of the manifest as it is now (orchestration.project.prepare_manifest)."""
+    built_from = dbt_project.manifest_path.stat().st_mtime_ns
+
+    @dbt_assets(
+        manifest=dbt_project.manifest_path,
+        project=dbt_project,
+        dagster_dbt_translator=LayerTranslator(),
+        name="warehouse",
+    )
+    def warehouse(
+        context: AssetExecutionContext, dbt: DbtCliResource, gpuledger: GpuLedgerResource
+    ) -> Iterator[Any]:
+        home = gpuledger.home_path()
+        with home_lock(home):
+            if context.has_partition_key:
+                period = period_of(context.partition_key)
+                prior = existing_close(home, period)
+                if prior is not None:
+                    raise refusal(ALREADY_CLOSED, already_closed_message(period, prior))
+            if prepare_manifest().stat().st_mtime_ns != built_from:
+                # dagster-dbt cannot map a node it does not know: run again on a fresh load
+                raise refusal(STALE, STALE_MESSAGE)
+            try:
+                prepare(home, gpuledger.policy_path())
+            except PolicyError as exc:
+                raise refusal(FAILED, str(exc)) from None
+            for outcome in validate_pending(home):
+                context.log.info(outcome.summary())
+            target = dbt_target(home)
+            (target / "run_results.json").unlink(missing_ok=True)
+            with _home_environment(str(home)):
+                invocation = dbt.cli(
+                    list(BUILD_ARGS), context=context, target_path=target, raise_on_error=False
+                )
+            try:
+                yield from invocation.stream()
+            finally:
+                # dbt holds the DuckDB file: never release the lock while it still runs (if
+                # the stream stopped early, nobody reads dbt's output any more: stop it)
+                if invocation.process.poll() is None:
+                    invocation.process.terminate()
+                invocation.process.wait()
+            if not invocation.is_successful():
+                error = invocation.get_error()
+                raise refusal(FAILED, str(build_error("build", target, str(error or ""))))
+
+    return warehouse
