@@ -50,36 +50,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
+from extractors.slurm.parse import XDMOD_FIELDS
+
 CLUSTER = "demo"
 GPUS_PER_NODE = 8
-SACCT_FIELDS = (
-    "jobid",
-    "jobidraw",
-    "cluster",
-    "partition",
-    "qos",
-    "account",
-    "group",
-    "gid",
-    "user",
-    "uid",
-    "submit",
-    "eligible",
-    "start",
-    "end",
-    "elapsed",
-    "exitcode",
-    "state",
-    "nnodes",
-    "ncpus",
-    "reqcpus",
-    "reqmem",
-    "reqtres",
-    "alloctres",
-    "timelimit",
-    "nodelist",
-    "jobname",
-)
 INVENTORY_COLUMNS = (
     "gpu_uuid",
     "node",
@@ -768,7 +742,7 @@ def tres(job: Job, nodes: int, billing: bool = True, typed: bool = True) -> str:
 
 
 def sacct_line(values: dict[str, str]) -> str:
-    return "|".join(values.get(field, "") for field in SACCT_FIELDS)
+    return "|".join(values.get(field, "") for field in XDMOD_FIELDS)
 
 
 def job_state_text(job: Job, state: str) -> str:

@@ -17,95 +17,20 @@ kubernetes as (
 ),
 
 unioned as (
-    select
-        allocation_id,
-        workload_id,
-        source_system,
-        scope_type,
-        scope_key,
-        node_name,
-        gpu_model,
-        gpu_class,
-        sharing_mode,
-        profile,
-        device_count,
-        capacity_fraction,
-        gpu_equivalents,
-        allocation_start_at,
-        allocation_end_at,
-        is_open,
-        is_orphan,
-        is_missing_weight,
-        confidence
-    from slurm
-    union all
-    select
-        allocation_id,
-        workload_id,
-        source_system,
-        scope_type,
-        scope_key,
-        node_name,
-        gpu_model,
-        gpu_class,
-        sharing_mode,
-        profile,
-        device_count,
-        capacity_fraction,
-        gpu_equivalents,
-        allocation_start_at,
-        allocation_end_at,
-        is_open,
-        is_orphan,
-        is_missing_weight,
-        confidence
-    from vgpu
-    union all
-    select
-        allocation_id,
-        workload_id,
-        source_system,
-        scope_type,
-        scope_key,
-        node_name,
-        gpu_model,
-        gpu_class,
-        sharing_mode,
-        profile,
-        device_count,
-        capacity_fraction,
-        gpu_equivalents,
-        allocation_start_at,
-        allocation_end_at,
-        is_open,
-        is_orphan,
-        is_missing_weight,
-        confidence
-    from kubernetes
+    {%- set columns = [
+        'allocation_id', 'workload_id', 'source_system', 'scope_type', 'scope_key', 'node_name',
+        'gpu_model', 'gpu_class', 'sharing_mode', 'profile', 'device_count', 'capacity_fraction',
+        'gpu_equivalents', 'allocation_start_at', 'allocation_end_at', 'is_open', 'is_orphan',
+        'is_missing_weight', 'confidence'
+    ] %}
+    {%- for source in ['slurm', 'vgpu', 'kubernetes'] %}
+    select {{ columns | join(', ') }} from {{ source }}
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 ),
 
 final as (
-    select
-        allocation_id,
-        workload_id,
-        source_system,
-        scope_type,
-        scope_key,
-        node_name,
-        gpu_model,
-        gpu_class,
-        sharing_mode,
-        profile,
-        device_count,
-        capacity_fraction,
-        gpu_equivalents,
-        allocation_start_at,
-        allocation_end_at,
-        is_open,
-        is_orphan,
-        is_missing_weight,
-        confidence
-    from unioned
+    select * from unioned
 )
 
 select * from final
