@@ -1,9 +1,9 @@
-{#- The UTC calendar months the warehouse reports on: every month touched by an allocation,
-    plus every month a policy file names (cost pools, credits, overheads). -#}
+{#- The UTC calendar months the warehouse reports on: every month touched by an allocation of
+    any source, plus every month a policy file names (cost pools, credits, overheads). -#}
 with
 
-jobs as (
-    select * from {{ ref('stg_slurm__jobs') }}
+allocations as (
+    select * from {{ ref('int_allocations') }}
 ),
 
 cost_pools as (
@@ -20,10 +20,9 @@ overheads as (
 
 usage_bounds as (
     select
-        min(started_at) as first_at,
-        max(coalesce(ended_at, extracted_at)) as last_at
-    from jobs
-    where started_at is not null
+        min(allocation_start_at) as first_at,
+        max(allocation_end_at) as last_at
+    from allocations
 ),
 
 usage_months as (
