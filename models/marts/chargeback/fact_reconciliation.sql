@@ -559,6 +559,30 @@ check_quarantine as (
 ),
 
 measured as (
+    {#- each check CTE with the rule that turns its figure into a status -#}
+    {%- set within_tolerance = "case when observed_value <= 0.000001 then 'pass' else 'fail' end" %}
+    {%- set within_limit = "case when observed_value <= limit_value then 'pass' else 'fail' end" %}
+    {%- set none_found = "case when observed_value = 0 then 'pass' else 'fail' end" %}
+    {%- set checks = [
+        ('check_capacity_identity', within_tolerance, true),
+        ('check_within_capacity', within_tolerance, true),
+        ('check_reservations', within_tolerance, true),
+        ('check_unattributed_hours', within_limit, true),
+        ('check_unattributed_cost', within_limit, true),
+        ('check_cost_recovery', "case when pool_count = 0 then 'not_applicable' when observed_value <= limit_value then 'pass' else 'fail' end", true),
+        ('check_negative_intervals', none_found, true),
+        ('check_orphans', within_tolerance, true),
+        ('check_weights', within_tolerance, true),
+        ('check_inventory', none_found, true),
+        ('check_productive_work', "case when compared_count = 0 then 'not_applicable' when observed_value = 0 then 'pass' else 'fail' end", true),
+        ('check_unserved', none_found, true),
+        ('check_ownership', none_found, true),
+        ('check_rates', none_found, true),
+        ('check_quarantine', "'info'", false),
+        ('check_device_conservation', within_tolerance, true),
+        ('check_oversubscription', "'info'", false),
+    ] %}
+    {%- for cte, status_rule, is_blocking in checks %}
     select
         period,
         check_name,
@@ -566,193 +590,11 @@ measured as (
         limit_value,
         unit,
         detail,
-        true as is_blocking,
-        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
-    from check_capacity_identity
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
-    from check_within_capacity
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
-    from check_reservations
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value <= limit_value then 'pass' else 'fail' end as status
-    from check_unattributed_hours
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value <= limit_value then 'pass' else 'fail' end as status
-    from check_unattributed_cost
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case
-            when pool_count = 0 then 'not_applicable'
-            when observed_value <= limit_value then 'pass'
-            else 'fail'
-        end as status
-    from check_cost_recovery
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value = 0 then 'pass' else 'fail' end as status
-    from check_negative_intervals
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
-    from check_orphans
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
-    from check_weights
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value = 0 then 'pass' else 'fail' end as status
-    from check_inventory
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case
-            when compared_count = 0 then 'not_applicable'
-            when observed_value = 0 then 'pass'
-            else 'fail'
-        end as status
-    from check_productive_work
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value = 0 then 'pass' else 'fail' end as status
-    from check_unserved
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value = 0 then 'pass' else 'fail' end as status
-    from check_ownership
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value = 0 then 'pass' else 'fail' end as status
-    from check_rates
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        false as is_blocking,
-        'info' as status
-    from check_quarantine
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        true as is_blocking,
-        case when observed_value <= 0.000001 then 'pass' else 'fail' end as status
-    from check_device_conservation
-    union all
-    select
-        period,
-        check_name,
-        observed_value,
-        limit_value,
-        unit,
-        detail,
-        false as is_blocking,
-        'info' as status
-    from check_oversubscription
+        {{ is_blocking }} as is_blocking,
+        {{ status_rule }} as status
+    from {{ cte }}
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 ),
 
 final as (
