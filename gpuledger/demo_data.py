@@ -20,7 +20,8 @@
   namespaces owned by their tenant label, by the policy, or by nobody (`sandbox`);
 - the vGPU host sampler's JSONL of `hv-a100-01` (A100D-40C and A100D-20C VMs coming and
   going, one VM known only by its domain id);
-- NVML sampler JSONL of two Slurm nodes and a Kubernetes node for two days, whose processes'
+- NVML sampler JSONL of two Slurm nodes and two Kubernetes nodes (whole GPUs, and the
+  time-sliced L4s, one process per pod holding a replica) for two days, whose processes'
   cgroups name the jobs and pods that ran there;
 - Prometheus `/api/v1/query_range` responses: dcgm-exporter activity, framebuffer and power
   of the Kubernetes GPUs and MIG instances (with the pod that held them) for three days,
@@ -1484,8 +1485,11 @@ def deployment_pods(rng: random.Random, deployment: Deployment, window: Window) 
 
 
 def _slot_order(slot: Slot) -> tuple[int, int]:
-    """Free devices are taken replica (or instance) first, then GPU: time-slice replicas
-    spread over the GPUs before doubling up."""
+    """Free devices are taken instance first, then GPU: MIG pods spread over the GPUs.
+    Time-slice replicas are bin-packed, a GPU's replicas before the next GPU's, so pods of
+    different tenants share an L4 (the NVML sampler then sees each one's processes)."""
+    if slot.resource == SHARED_RESOURCE:
+        return (slot.gpu_index, slot.instance)
     return (slot.instance, slot.gpu_index)
 
 
@@ -2149,7 +2153,7 @@ def vgpu_jsonl(rng: random.Random, window: Window, gpu_uuids: Sequence[str]) -> 
 
 # ---------------------------------------------------------------- NVML sampler
 
-NVML_HOSTS = ("hgx-h100-01", "dgx-a100-01", "k8s-h100-01")
+NVML_HOSTS = ("hgx-h100-01", "dgx-a100-01", "k8s-h100-01", "k8s-l4-ts-01")
 NVML_FROM = dt.timedelta(days=11)  # from the period start
 NVML_SPAN = dt.timedelta(days=2)
 NVML_STEP = dt.timedelta(minutes=15)
@@ -2222,10 +2226,11 @@ def nvml_jsonl(
     host: str,
     gpu_model: str,
     gpu_uuids: Sequence[str],
-    timelines: dict[int, Timeline],
+    timelines: dict[int, list[Timeline]],
 ) -> str:
     """The NVML sampler's records of `host`: its devices once, then every NVML_STEP a sample
-    per GPU and a process record per GPU in use, whose cgroup names the job or pod."""
+    per GPU and a process record per holder of the GPU (a job, a pod, or each pod holding a
+    time-slice replica of it), whose cgroup names the job or pod."""
     start = window.period_start + NVML_FROM
     idle_watts, max_watts = POWER_WATTS[gpu_model]
     total = MEMORY_BYTES[gpu_model]
@@ -2252,9 +2257,8 @@ def nvml_jsonl(
     ]
     for poll in ticks(start, start + NVML_SPAN, NVML_STEP):
         for gpu, uuid in enumerate(gpu_uuids):
-            timeline = timelines.get(gpu)
-            holding = timeline.at(poll) if timeline is not None else None
-            if holding is None:
+            holders = [h for t in timelines.get(gpu, []) if (h := t.at(poll)) is not None]
+            if not holders:
                 util, memory_util, used = 0, 0, IDLE_MEMORY_BYTES
                 watts = idle_watts * rng.uniform(0.95, 1.1)
             else:
@@ -2285,33 +2289,36 @@ def nvml_jsonl(
                         "memory_total_bytes": total,
                         "power_mw": int(watts * 1000),
                         "energy_mj": energy[gpu],
-                        "process_count": 0 if holding is None else 1,
+                        "process_count": len(holders),
                         "null_reasons": {},
                         "error": None,
                     }
                 )
             )
-            if holding is None:
-                continue
-            pid, owner = process_owner(holding.owner, gpu)
-            lines.append(
-                json_line(
-                    {
-                        "record_type": "process",
-                        **common,
-                        "pid": pid,
-                        "gpu_uuid": uuid,
-                        "device_uuid": uuid,
-                        "gpu_index": gpu,
-                        "gpu_instance_id": None,
-                        "compute_instance_id": None,
-                        "used_gpu_memory_bytes": used - IDLE_MEMORY_BYTES,
-                        "sm_util_percent": float(max(0, util - rng.randint(0, 8))),
-                        "null_reasons": {},
-                        "owner": owner,
-                    }
+            pids: set[int] = set()
+            for holding in holders:
+                pid, owner = process_owner(holding.owner, gpu)
+                while pid in pids:  # two pods' pids may collide; a host's never do
+                    pid += 1
+                pids.add(pid)
+                lines.append(
+                    json_line(
+                        {
+                            "record_type": "process",
+                            **common,
+                            "pid": pid,
+                            "gpu_uuid": uuid,
+                            "device_uuid": uuid,
+                            "gpu_index": gpu,
+                            "gpu_instance_id": None,
+                            "compute_instance_id": None,
+                            "used_gpu_memory_bytes": used - IDLE_MEMORY_BYTES,
+                            "sm_util_percent": float(max(0, util - rng.randint(0, 8))),
+                            "null_reasons": {},
+                            "owner": owner,
+                        }
+                    )
                 )
-            )
     return "\n".join(lines) + "\n"
 
 
@@ -2590,10 +2597,14 @@ def nvml_files(
     models |= {node.name: node.gpu_model for node in KUBE_NODES}
     files = {}
     for host in NVML_HOSTS:
+        timelines: dict[int, list[Timeline]] = collections.defaultdict(list)
         if host in (node.name for node in KUBE_NODES):
-            timelines = {slot.gpu_index: t for slot, t in holdings.items() if slot.node == host}
+            for slot, timeline in sorted(holdings.items(), key=lambda item: item[0].instance):
+                if slot.node == host:
+                    timelines[slot.gpu_index].append(timeline)
         else:
-            timelines = slurm_holdings(jobs, placements, window, host)
+            for gpu, timeline in slurm_holdings(jobs, placements, window, host).items():
+                timelines[gpu].append(timeline)
         rng = random.Random(f"{seed}-nvml-{host}")
         files[f"nvml-{host}.jsonl"] = nvml_jsonl(
             rng, window, host, models[host], uuids[host], timelines

@@ -274,6 +274,7 @@ SETTINGS_CHECKS: dict[str, Check] = {
     "reclamation_threshold_share": _fraction,
     "reclamation_weeks": _positive_int,
     "productive_work_tolerance_pct": _non_negative,
+    "timeslice_attribution": _one_of("process", "modeled"),
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import csv
 import datetime as dt
+import itertools
 import json
 import random
 import re
@@ -351,6 +352,7 @@ def test_files_of_every_source(demo: DemoFiles) -> None:
         "nvml-hgx-h100-01.jsonl",
         "nvml-dgx-a100-01.jsonl",
         "nvml-k8s-h100-01.jsonl",
+        "nvml-k8s-l4-ts-01.jsonl",
     ]
     assert len(demo.prometheus_files) == 6
     assert [p.name for p in demo.request_files] == ["gateway-chat-shared-2026-10.jsonl"]
@@ -564,13 +566,22 @@ def test_time_slices_never_exceed_the_replicas_of_a_gpu() -> None:
     window = make_window("2026-10")
     pods = kubernetes_workload(random.Random("7-kubernetes"), window)
     per_gpu = collections.defaultdict(list)
+    namespaces = collections.defaultdict(list)
     for pod in pods:
         if pod.resource == SHARED_RESOURCE and pod.started_at is not None:
             end = min(pod.finished_at or EXTRACTED, EXTRACTED)
             for slot in pod.slots:
                 per_gpu[(slot.node, slot.gpu_index)].append((pod.started_at, end, 1))
-    assert len(per_gpu) == 4
+                namespaces[(slot.node, slot.gpu_index)].append((pod.started_at, end, pod.namespace))
+    assert len(per_gpu) >= 2, "replicas bin-packed, but more than one GPU in use"
     assert 2 <= max(peak(intervals) for intervals in per_gpu.values()) <= 4, "shared, within"
+    shared_across_tenants = [
+        (a, b)
+        for held in namespaces.values()
+        for a, b in itertools.combinations(held, 2)
+        if a[2] != b[2] and a[0] < b[1] and b[0] < a[1]
+    ]
+    assert shared_across_tenants, "pods of two namespaces time-slice one GPU at once"
 
 
 def test_kubernetes_evidence_covers_the_demo_cases(kube: Kube) -> None:
@@ -679,9 +690,21 @@ def test_nvml_processes_are_those_of_the_jobs_and_pods_there(
         )
         assert count == per_node, (host, owner)
     hosts = {(h, kind) for h, kind, _, _ in holders}
-    assert hosts == {("hgx-h100-01", "slurm"), ("dgx-a100-01", "slurm"), ("k8s-h100-01", "k8s")}
+    assert hosts == {
+        ("hgx-h100-01", "slurm"),
+        ("dgx-a100-01", "slurm"),
+        ("k8s-h100-01", "k8s"),
+        ("k8s-l4-ts-01", "k8s"),
+    }
     per_gpu = collections.Counter(
         (p.gpu_uuid, p.sampled_at) for p in result.tables["nvml_processes"]
+    )
+    # time-sliced L4s: up to one process per replica holder, distinct pids on one GPU
+    l4 = set(inventory["k8s-l4-ts-01"])
+    shared = [n for (gpu, _), n in per_gpu.items() if gpu in l4]
+    assert max(shared) > 1 and max(shared) <= 4
+    assert len({(p.gpu_uuid, p.sampled_at, p.pid) for p in result.tables["nvml_processes"]}) == len(
+        result.tables["nvml_processes"]
     )
     counts = {(s.gpu_uuid, s.sampled_at): s.process_count for s in result.tables["nvml_samples"]}
     assert all(counts[key] == n for key, n in per_gpu.items())

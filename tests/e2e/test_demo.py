@@ -50,7 +50,7 @@ def test_demo_closes_the_month_and_prints_the_showback(demo_home: tuple[Path, st
 def test_demo_lands_every_source_without_quarantine(demo_home: tuple[Path, str]) -> None:
     home, stdout = demo_home
     landings = [line for line in stdout.splitlines() if ": read " in line]
-    assert len(landings) == 21
+    assert len(landings) == 22
     assert all(", quarantined 0 -> batch " in line for line in landings), landings
     assert "  quarantined " not in stdout
     batches = sql(
@@ -59,7 +59,7 @@ def test_demo_lands_every_source_without_quarantine(demo_home: tuple[Path, str])
         "from staging.stg_landing__batches group by all",
     )
     assert sorted(source for source, _, _ in batches) == sorted(SOURCES)
-    assert sum(count for _, count, _ in batches) == 21
+    assert sum(count for _, count, _ in batches) == 22
     assert {quarantined for _, _, quarantined in batches} == {0}
     assert sql(home, "select count(*) from staging.stg_landing__quarantine") == [(0,)]
 
@@ -100,6 +100,7 @@ def test_showback_has_kubernetes_and_vgpu_hours_of_named_tenants(
     )
     assert classes == [
         ("kubernetes", "mig", "a100"),
+        ("kubernetes", "process", "l4"),
         ("kubernetes", "timeslice", "l4"),
         ("kubernetes", "whole", "h100"),
         ("vgpu", "vgpu", "a100"),
@@ -196,7 +197,59 @@ def test_mixed_fleet_capacity_partitions_into_allocated_and_idle_classes(
         "select sharing_mode, count(distinct tenant_id) from marts.fact_gpu_allocation "
         "where period = '2026-10' and tenant_id not like '\\_\\_%' escape '\\' group by all",
     )
-    assert {mode for mode, tenants in modes if tenants > 0} == {"whole", "mig", "timeslice", "vgpu"}
+    assert {mode for mode, tenants in modes if tenants > 0} == {
+        "whole",
+        "mig",
+        "timeslice",
+        "process",
+        "vgpu",
+    }
+
+
+def test_time_sliced_gpus_with_process_evidence_are_measured_and_conserved(
+    demo_home: tuple[Path, str],
+) -> None:
+    """The NVML sampler saw the time-sliced L4s' processes for two days: there the replicas
+    hold their measured share of the GPU (medium), elsewhere 1 / replicas (modeled); on each
+    mapped GPU the fractions held at any instant add up to at most 1."""
+    home, _ = demo_home
+    mix = dict(
+        sql(
+            home,
+            "select confidence, sum(allocated_gpu_hours) from marts.fact_gpu_allocation "
+            "where period = '2026-10' and gpu_class = 'l4' group by all",
+        )
+    )
+    print(f"\nL4 allocated GPU-hours by confidence: {mix}")
+    assert mix["medium"] > 10 and mix["modeled"] > 10
+    assert set(
+        sql(
+            home,
+            "select distinct sharing_mode, confidence from marts.fact_gpu_allocation "
+            "where period = '2026-10' and gpu_class = 'l4' and tenant_id != '__unattributed__'",
+        )
+    ) == {("process", "medium"), ("timeslice", "modeled")}
+    peaks = sql(
+        home,
+        "with events as (select gpu_uuid, allocation_start_at as event_at, "
+        "gpu_equivalents as delta from intermediate.int_timeslice_process_shares union all "
+        "select gpu_uuid, allocation_end_at, -gpu_equivalents "
+        "from intermediate.int_timeslice_process_shares), "
+        "levels as (select gpu_uuid, sum(sum(delta)) over "
+        "(partition by gpu_uuid order by event_at) as level "
+        "from events group by gpu_uuid, event_at) "
+        "select gpu_uuid, max(level), min(level) from levels group by all",
+    )
+    assert len(peaks) >= 2
+    for gpu, top, bottom in peaks:
+        assert float(top) <= 1 + 1e-5 and float(bottom) >= -1e-9, gpu
+    # the process-mapped rounds of a GPU shared by two pods split it between both
+    shared_rounds = sql(
+        home,
+        "select count(*) from intermediate.int_timeslice_process_shares "
+        "where sharing_mode = 'process' and capacity_fraction < 1",
+    )[0][0]
+    assert shared_rounds > 0
 
 
 def test_mixed_fleet_charges_recover_the_pools_to_the_cent(demo_home: tuple[Path, str]) -> None:

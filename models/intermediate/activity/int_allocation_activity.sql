@@ -87,7 +87,7 @@ keyed as (
     left join pods
         on
             segments.source_system = 'kubernetes'
-            and segments.allocation_id = pods.pod_allocation_id
+            and segments.source_allocation_id = pods.pod_allocation_id
     left join jobs
         on
             segments.source_system = 'slurm'

@@ -3,14 +3,17 @@
     service. One row per finding: a scope (device or node), an interval in which the sum
     exceeds the capacity, and the kind of excess.
 
-    - device: vGPU assignments name their physical GPU (host view); the fractions of the VMs on
-      one GPU must fit in 1 while it is in service.
+    - device: vGPU assignments name their physical GPU (host view), and so do the pieces of a
+      time-sliced replica the NVML sampler mapped to a GPU (int_timeslice_process_shares);
+      the fractions on one GPU must fit in 1 while it is in service. There, process-mapped
+      shares are measured, so an excess they make is a violation.
     - node: Slurm jobs, Kubernetes pods and vGPU VMs name a node; a job spanning several nodes
       holds its GPU-equivalents evenly over its nodes (sacct names nodes, not GPUs).
     Allocations on nodes missing from the inventory are not here (no_orphan_allocations).
 
     Time-sliced replicas share a GPU by declaration (capacity fraction 1 / replicas, modeled);
-    the part of an excess the time-sliced allocations account for is reported as
+    on a node, process-mapped pieces count with them (the node's modeled replicas may sit on
+    the same GPU). The part of an excess the declared sharing accounts for is reported as
     oversubscribed_timeslice (is_declared_oversubscription), not as a violation. The part the
     other allocations alone exceed the capacity by is a violation. A tolerance of 1e-5
     GPU-equivalents absorbs profile weights rounded to six decimals (7 x 0.142857). -#}
@@ -22,10 +25,6 @@ segments as (
 
 jobs as (
     select * from {{ ref('stg_slurm__jobs') }}
-),
-
-assignments as (
-    select * from {{ ref('stg_vgpu__assignments') }}
 ),
 
 devices as (
@@ -44,7 +43,7 @@ placed_on_nodes as (
     select
         segments.segment_id,
         segments.node_name,
-        segments.sharing_mode,
+        segments.sharing_mode in ('timeslice', 'process') as is_declared_sharing,
         segments.segment_start_at,
         segments.segment_end_at,
         cast(segments.gpu_equivalents as double) as gpu_equivalents
@@ -56,7 +55,7 @@ placed_on_nodes as (
     select
         segments.segment_id,
         nodes.node_name,
-        segments.sharing_mode,
+        segments.sharing_mode in ('timeslice', 'process') as is_declared_sharing,
         segments.segment_start_at,
         segments.segment_end_at,
         cast(segments.gpu_equivalents as double) / jobs.node_count as gpu_equivalents
@@ -73,7 +72,7 @@ placements as (
         'node' as scope_type,
         placed_on_nodes.node_name as scope_key,
         placed_on_nodes.node_name,
-        placed_on_nodes.sharing_mode,
+        placed_on_nodes.is_declared_sharing,
         placed_on_nodes.segment_start_at,
         placed_on_nodes.segment_end_at,
         placed_on_nodes.gpu_equivalents
@@ -83,17 +82,15 @@ placements as (
     union all
     select
         'device' as scope_type,
-        assignments.gpu_uuid as scope_key,
+        segments.gpu_uuid as scope_key,
         segments.node_name,
-        segments.sharing_mode,
+        segments.sharing_mode = 'timeslice' as is_declared_sharing,
         segments.segment_start_at,
         segments.segment_end_at,
         cast(segments.gpu_equivalents as double) as gpu_equivalents
     from segments
-    inner join assignments
-        on segments.source_system = 'vgpu' and segments.allocation_id = 'vgpu:' || assignments.assignment_id
     inner join devices
-        on assignments.gpu_uuid = devices.gpu_uuid
+        on segments.gpu_uuid = devices.gpu_uuid
 ),
 
 capacities as (
@@ -132,8 +129,8 @@ deltas as (
         scope_key,
         segment_start_at as event_at,
         0.0 as capacity_delta,
-        case when sharing_mode = 'timeslice' then 0.0 else gpu_equivalents end as exclusive_delta,
-        case when sharing_mode = 'timeslice' then gpu_equivalents else 0.0 end as timeslice_delta,
+        case when is_declared_sharing then 0.0 else gpu_equivalents end as exclusive_delta,
+        case when is_declared_sharing then gpu_equivalents else 0.0 end as timeslice_delta,
         1 as allocation_delta
     from placements
     union all
@@ -142,8 +139,8 @@ deltas as (
         scope_key,
         segment_end_at as event_at,
         0.0 as capacity_delta,
-        case when sharing_mode = 'timeslice' then 0.0 else -gpu_equivalents end as exclusive_delta,
-        case when sharing_mode = 'timeslice' then -gpu_equivalents else 0.0 end as timeslice_delta,
+        case when is_declared_sharing then 0.0 else -gpu_equivalents end as exclusive_delta,
+        case when is_declared_sharing then -gpu_equivalents else 0.0 end as timeslice_delta,
         -1 as allocation_delta
     from placements
     union all

@@ -88,6 +88,7 @@ final as (
         pieces.allocation_id || '@' || cast(pieces.segment_start_at as {{ dbt.type_string() }})
             as segment_id,
         pieces.allocation_id,
+        allocations.source_allocation_id,
         allocations.workload_id,
         allocations.source_system,
         allocations.scope_type,
@@ -96,6 +97,7 @@ final as (
         coalesce(ownership.tenant_id, '__unattributed__') as tenant_id,
         ownership.project_id,
         allocations.node_name,
+        allocations.gpu_uuid,
         allocations.gpu_model,
         allocations.gpu_class,
         allocations.sharing_mode,

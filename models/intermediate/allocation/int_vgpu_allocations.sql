@@ -28,6 +28,7 @@ final as (
         case when assignments.vm_id_type = 'uuid' then lower(assignments.vm_id) else '' end
             as scope_key,
         assignments.node_name,
+        assignments.gpu_uuid,
         coalesce(devices.gpu_model, assignments.gpu_model) as gpu_model,
         coalesce(devices.gpu_class, 'unknown') as gpu_class,
         'vgpu' as sharing_mode,

@@ -32,7 +32,9 @@ final as (
         cast(round(borrowed_gpu_hours, 6) as decimal(18, 6)) as borrowed_gpu_hours,
         confidence,
         is_open,
-        is_orphan
+        is_orphan,
+        source_allocation_id,
+        gpu_uuid
     from segments
 )
 

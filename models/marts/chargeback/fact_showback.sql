@@ -78,7 +78,8 @@ allocation_mix as (
         sum(case when sharing_mode = 'whole' then gpu_hours else 0 end) as whole_gpu_hours,
         sum(case when sharing_mode = 'mig' then gpu_hours else 0 end) as mig_gpu_hours,
         sum(case when sharing_mode = 'vgpu' then gpu_hours else 0 end) as vgpu_gpu_hours,
-        sum(case when sharing_mode = 'timeslice' then gpu_hours else 0 end) as timeslice_gpu_hours
+        sum(case when sharing_mode = 'timeslice' then gpu_hours else 0 end) as timeslice_gpu_hours,
+        sum(case when sharing_mode = 'process' then gpu_hours else 0 end) as process_gpu_hours
     from segments
     group by period, tenant_id
 ),
@@ -163,6 +164,7 @@ final as (
         cast(round(coalesce(allocation_mix.mig_gpu_hours, 0), 6) as decimal(18, 6)) as mig_gpu_hours,
         cast(round(coalesce(allocation_mix.vgpu_gpu_hours, 0), 6) as decimal(18, 6)) as vgpu_gpu_hours,
         cast(round(coalesce(allocation_mix.timeslice_gpu_hours, 0), 6) as decimal(18, 6)) as timeslice_gpu_hours,
+        cast(round(coalesce(allocation_mix.process_gpu_hours, 0), 6) as decimal(18, 6)) as process_gpu_hours,
         case
             when reserved.reserved_gpu_hours > 0
                 then cast(round(

@@ -21,7 +21,9 @@ final as (
             as reclamation_threshold_share,
         cast(max(case when key = 'reclamation_weeks' then value end) as integer) as reclamation_weeks,
         cast(max(case when key = 'productive_work_tolerance_pct' then value end) as decimal(18, 6))
-            as productive_work_tolerance_pct
+            as productive_work_tolerance_pct,
+        coalesce(max(case when key = 'timeslice_attribution' then value end), 'process')
+            as timeslice_attribution
     from source
 )
 
