@@ -27,7 +27,9 @@ from extractors.records import ParseResult, Rejected, arrow_schema, to_table
 
 BATCHES_TABLE = "batches"
 QUARANTINE_TABLE = "quarantine"
-EMPTY_FILE = "_empty.parquet"
+# zero-row schema file of each raw table; not `_`-prefixed, which Spark's file listing skips
+EMPTY_FILE = "schema.parquet"
+LEGACY_EMPTY_FILE = "_empty.parquet"
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ def ensure_layout(home: Path) -> None:
         folder = raw_dir(home) / table
         folder.mkdir(parents=True, exist_ok=True)
         empty = folder / EMPTY_FILE
+        (folder / LEGACY_EMPTY_FILE).unlink(missing_ok=True)
         schema = _landed_schema(table, record_type)
         if not empty.exists() or pq.read_schema(empty) != schema:
             _write_atomic(pa.Table.from_pylist([], schema=schema), empty)

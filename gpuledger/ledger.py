@@ -398,7 +398,8 @@ def ensure_validation_layout(home: Path) -> None:
     """A zero-row record file, so dbt can read the source before any batch was validated."""
     folder = _validation_records_dir(home)
     folder.mkdir(parents=True, exist_ok=True)
-    empty = folder / "_empty.parquet"
+    (folder / "_empty.parquet").unlink(missing_ok=True)  # the name Spark's listing skipped
+    empty = folder / "schema.parquet"
     if not empty.exists():
         pq.write_table(pa.Table.from_pylist([], schema=VALIDATION_SCHEMA), empty)
 

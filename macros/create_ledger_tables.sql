@@ -6,6 +6,7 @@
     each close was computed from; reopens: one row per reopen of a close. -#}
 {% macro create_ledger_tables() %}
     {%- set text = dbt.type_string() -%}
+    {%- set ddl -%}
     create schema if not exists ledger;
     create table if not exists ledger.closes (
         close_id {{ text }},
@@ -54,4 +55,20 @@
         reason {{ text }},
         requested_by {{ text }}
     );
+    {%- endset -%}
+    {{ gpuledger.run_statements(ddl) }}
+{% endmacro %}
+
+{#- `sql` (statements separated by `;`) as one hook on DuckDB; on Spark, whose session runs
+    one statement per call, each statement is run here and the hook renders to nothing. -#}
+{% macro run_statements(sql) %}
+    {%- if target.type == 'spark' -%}
+        {%- if execute -%}
+            {%- for statement in sql.split(';') if statement.strip() -%}
+                {%- do run_query(statement) -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- else -%}
+        {{ sql }}
+    {%- endif -%}
 {% endmacro %}

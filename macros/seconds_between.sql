@@ -8,5 +8,5 @@
 {%- endmacro %}
 
 {% macro spark__seconds_between(start_at, end_at) -%}
-    (unix_micros({{ end_at }}) - unix_micros({{ start_at }})) / 1000000.0
+    cast(unix_micros({{ end_at }}) - unix_micros({{ start_at }}) as double) / 1000000
 {%- endmacro %}

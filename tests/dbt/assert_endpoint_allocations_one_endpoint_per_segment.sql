@@ -11,8 +11,11 @@ final as (
     select
         segment_id,
         count(*) as row_count,
-        string_agg(endpoint_id, ', ' order by endpoint_id) as endpoints
-    from endpoint_allocations
+        -- noqa: disable=LT02
+        {% call gpuledger.string_agg("', '", order_by='endpoint_id') -%}
+            endpoint_id
+        {%- endcall %} as endpoints
+    from endpoint_allocations  -- noqa: enable=LT02
     group by segment_id
     having count(*) > 1
 )

@@ -99,7 +99,8 @@ borrowed_rate as (
         case
             when next_event_at is not null and concurrent_gpu_equivalents > reserved_gpus
                 then
-                    (concurrent_gpu_equivalents - reserved_gpus) / concurrent_gpu_equivalents
+                    cast(concurrent_gpu_equivalents - reserved_gpus as double)
+                    / cast(concurrent_gpu_equivalents as double)
                     * {{ gpuledger.hours_between('event_at', 'next_event_at') }}
             else 0
         end as borrowed_fraction_hours

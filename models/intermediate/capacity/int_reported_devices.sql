@@ -51,7 +51,11 @@ final as (
         gpu_uuid,
         min(node_name) as node_name,
         count(distinct node_name) as node_name_count,
-        string_agg(distinct reported_by, ',' order by reported_by) as reported_by,
+        -- noqa: disable=LT02
+        {% call gpuledger.string_agg("','", order_by='reported_by', distinct=true) -%}
+            reported_by
+        {%- endcall %} as reported_by,
+        -- noqa: enable=LT02
         min(first_reported_at) as first_reported_at,
         max(last_reported_at) as last_reported_at
     from sightings

@@ -59,7 +59,8 @@ fixed_tenant as (
         pool_split.gpu_class,
         reserved.tenant_id,
         reserved.reserved_gpu_hours as quantity,
-        pool_split.fixed_cost * reserved.reserved_gpu_hours / pool_split.physical_gpu_hours
+        cast(pool_split.fixed_cost as double) * cast(reserved.reserved_gpu_hours as double)
+        / cast(pool_split.physical_gpu_hours as double)
             as raw_amount
     from pool_split
     inner join reserved
@@ -113,7 +114,8 @@ variable_tenant as (
         pool_split.gpu_class,
         usage.tenant_id,
         usage.allocated_gpu_hours as quantity,
-        pool_split.variable_cost * usage.allocated_gpu_hours / eligible_hours.eligible_gpu_hours
+        cast(pool_split.variable_cost as double) * cast(usage.allocated_gpu_hours as double)
+        / cast(eligible_hours.eligible_gpu_hours as double)
             as raw_amount,
         'variable_usage' as charge_component,
         'variable' as part_key

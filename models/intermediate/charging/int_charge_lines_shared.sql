@@ -71,8 +71,8 @@ overhead_drivers as (
         tenant_hours.tenant_id,
         tenant_hours.allocated_gpu_hours as quantity,
         'gpu_hour' as unit,
-        overhead_totals.overhead_amount * tenant_hours.allocated_gpu_hours
-        / sum(tenant_hours.allocated_gpu_hours) over (partition by overhead_totals.period)
+        cast(overhead_totals.overhead_amount as double) * cast(tenant_hours.allocated_gpu_hours as double)
+        / cast(sum(tenant_hours.allocated_gpu_hours) over (partition by overhead_totals.period) as double)
             as raw_amount
     from overhead_totals
     cross join settings
@@ -85,7 +85,7 @@ overhead_drivers as (
         active_tenants.tenant_id,
         1 as quantity,
         'tenant' as unit,
-        overhead_totals.overhead_amount
+        cast(overhead_totals.overhead_amount as double)
         / count(*) over (partition by overhead_totals.period) as raw_amount
     from overhead_totals
     cross join settings
@@ -150,10 +150,11 @@ credit_lines as (
         min(settings.currency) as currency,
         cast(null as {{ dbt.type_string() }}) as rate_card_version,
         'policy' as confidence,
-        string_agg(
-            credits.adjustment_id || ': ' || credits.reason, '; ' order by credits.adjustment_id
-        ) as description
-    from credits
+        -- noqa: disable=LT02
+        {% call gpuledger.string_agg("'; '", order_by='credits.adjustment_id') -%}
+            credits.adjustment_id || ': ' || credits.reason
+        {%- endcall %} as description
+    from credits  -- noqa: enable=LT02
     cross join settings
     group by credits.period, credits.tenant_id
 ),

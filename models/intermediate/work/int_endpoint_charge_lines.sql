@@ -116,10 +116,17 @@ consumer_lines as (
             else {{ gpuledger.weakest_confidence('confidence') }}
         end as confidence,
         'share of shared endpoint '
-        || string_agg(distinct endpoint_id, ', ' order by endpoint_id)
+        -- noqa: disable=LT02
+        || {% call gpuledger.string_agg("', '", order_by='endpoint_id', distinct=true) -%}
+            endpoint_id
+        {%- endcall %}
+        -- noqa: enable=LT02
         || ' allocated GPU-hours by weighted productive units (weights '
-        || string_agg(distinct weight_versions, ', ' order by weight_versions) || ')' as description
-    from consumer_parts
+        -- noqa: disable=LT02
+        || {% call gpuledger.string_agg("', '", order_by='weight_versions', distinct=true) -%}
+            weight_versions
+        {%- endcall %} || ')' as description
+    from consumer_parts  -- noqa: enable=LT02
     group by period, tenant_id, gpu_class, rate_card_version, unit_price, currency
 ),
 
@@ -137,7 +144,11 @@ host_lines as (
         rate_card_version,
         {{ gpuledger.weakest_confidence('confidence') }} as confidence,
         'allocated GPU-hours of shared endpoint '
-        || string_agg(distinct endpoint_id, ', ' order by endpoint_id)
+        -- noqa: disable=LT02
+        || {% call gpuledger.string_agg("', '", order_by='endpoint_id', distinct=true) -%}
+            endpoint_id
+        {%- endcall %}
+        -- noqa: enable=LT02
         || ' recharged to the tenants that used it' as description
     from endpoint_charges
     group by period, host_tenant_id, gpu_class, rate_card_version, unit_price, currency

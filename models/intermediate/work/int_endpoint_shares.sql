@@ -14,8 +14,11 @@ tenant_units as (
         endpoint_id,
         tenant_id,
         sum(weighted_units) as weighted_units,
-        string_agg(distinct weight_version, ', ' order by weight_version) as weight_versions
-    from weighted_units
+        -- noqa: disable=LT02
+        {% call gpuledger.string_agg("', '", order_by='weight_version', distinct=true) -%}
+            weight_version
+        {%- endcall %} as weight_versions
+    from weighted_units  -- noqa: enable=LT02
     group by period, endpoint_id, tenant_id
 ),
 
@@ -61,7 +64,8 @@ final as (
         weight_versions,
         cast(weighted_units as decimal(38, 6)) as weighted_units,
         cast(endpoint_weighted_units as decimal(38, 6)) as endpoint_weighted_units,
-        cast(cast(share_picos as decimal(38, 0)) / 1000000000000 as decimal(20, 12)) as share  -- noqa: RF04
+        -- decimal(24, 0): Spark keeps the 12 decimals only while the quotient fits 38 digits
+        cast(cast(share_picos as decimal(24, 0)) / 1000000000000 as decimal(20, 12)) as share  -- noqa: RF04
     from rounded
 )
 

@@ -57,10 +57,13 @@ reserved as (
         reservations.gpu_class,
         weeks.week_start_at,
         weeks.week_end_at,
-        string_agg(
-            distinct coalesce(reservations.service_class, ''), ', '
-            order by coalesce(reservations.service_class, '')
-        ) as service_classes,
+        -- noqa: disable=LT02
+        {% call gpuledger.string_agg(
+            "', '", order_by="coalesce(reservations.service_class, '')", distinct=true
+        ) -%}
+            coalesce(reservations.service_class, '')
+        {%- endcall %} as service_classes,
+        -- noqa: enable=LT02
         sum(
             reservations.reserved_gpus
             * {{ gpuledger.hours_between(

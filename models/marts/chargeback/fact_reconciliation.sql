@@ -101,16 +101,16 @@ check_capacity_identity as (
         end), 0) as observed_value,
         cast(0 as double) as limit_value,
         'gpu_hours over physical' as unit,
-        coalesce(string_agg(
+        -- noqa: disable=LT02
+        coalesce({% call gpuledger.string_agg("'; '", order_by='identity.gpu_class') -%}
             identity.gpu_class
             || ': physical '
             || cast(round(identity.physical_gpu_hours, 3) as {{ dbt.type_string() }})
             || ' = allocated ' || cast(round(identity.allocated_gpu_hours, 3) as {{ dbt.type_string() }})
             || ' + unallocated ' || cast(round(identity.unallocated_gpu_hours, 3) as {{ dbt.type_string() }})
-            || ' + unavailable 0',
-            '; ' order by identity.gpu_class
-        ), 'no capacity or allocations') as detail
-    from periods
+            || ' + unavailable 0'
+        {%- endcall %}, 'no capacity or allocations') as detail
+    from periods  -- noqa: enable=LT02
     left join identity
         on periods.period = identity.period
     group by periods.period
@@ -151,15 +151,15 @@ check_within_capacity as (
         coalesce(sum(capacity_violations.excess_gpu_hours), 0) as observed_value,
         cast(0 as double) as limit_value,
         'gpu_hours over capacity' as unit,
-        coalesce(string_agg(
+        -- noqa: disable=LT02
+        coalesce({% call gpuledger.string_agg("'; '", order_by='capacity_violations.gpu_class') -%}
             capacity_violations.gpu_class || ': ' || cast(capacity_violations.interval_count as {{ dbt.type_string() }})
             || ' intervals between ' || cast(capacity_violations.first_at as {{ dbt.type_string() }})
             || ' and ' || cast(capacity_violations.last_at as {{ dbt.type_string() }}) || ', worst '
             || cast(capacity_violations.worst_excess as {{ dbt.type_string() }})
-            || ' GPU-equivalents above the GPUs in service',
-            '; ' order by capacity_violations.gpu_class
-        ), 'every instant within capacity') as detail
-    from periods
+            || ' GPU-equivalents above the GPUs in service'
+        {%- endcall %}, 'every instant within capacity') as detail
+    from periods  -- noqa: enable=LT02
     left join capacity_violations
         on periods.period = capacity_violations.period
     group by periods.period
@@ -172,17 +172,17 @@ check_reservations as (
         coalesce(sum(reservation_violations.excess_gpu_hours), 0) as observed_value,
         cast(0 as double) as limit_value,
         'reserved gpu_hours over capacity' as unit,
-        coalesce(string_agg(
+        -- noqa: disable=LT02
+        coalesce({% call gpuledger.string_agg("'; '", order_by='reservation_violations.gpu_class') -%}
             reservation_violations.gpu_class
             || ': '
             || cast(reservation_violations.interval_count as {{ dbt.type_string() }})
             || ' intervals between ' || cast(reservation_violations.first_at as {{ dbt.type_string() }})
             || ' and ' || cast(reservation_violations.last_at as {{ dbt.type_string() }}) || ', worst '
             || cast(reservation_violations.worst_excess as {{ dbt.type_string() }})
-            || ' GPUs reserved above the GPUs in service',
-            '; ' order by reservation_violations.gpu_class
-        ), 'reservations fit the approved inventory at every instant') as detail
-    from periods
+            || ' GPUs reserved above the GPUs in service'
+        {%- endcall %}, 'reservations fit the approved inventory at every instant') as detail
+    from periods  -- noqa: enable=LT02
     left join reservation_violations
         on periods.period = reservation_violations.period
     group by periods.period
@@ -204,7 +204,9 @@ check_unattributed_hours as (
         'unattributed_gpu_hours' as check_name,
         case
             when coalesce(unattributed.total_gpu_hours, 0) > 0
-                then 100 * unattributed.unattributed_gpu_hours / unattributed.total_gpu_hours
+                then
+                    100 * cast(unattributed.unattributed_gpu_hours as double)
+                    / cast(unattributed.total_gpu_hours as double)
             else 0
         end as observed_value,
         cast(settings.unattributed_tolerance_pct as double) as limit_value,
@@ -237,7 +239,9 @@ check_unattributed_cost as (
         'unattributed_cost' as check_name,
         case
             when coalesce(charge_totals.charged_amount, 0) > 0
-                then 100 * charge_totals.unattributed_amount / charge_totals.charged_amount
+                then
+                    100 * cast(charge_totals.unattributed_amount as double)
+                    / cast(charge_totals.charged_amount as double)
             else 0
         end as observed_value,
         cast(settings.unattributed_tolerance_pct as double) as limit_value,
@@ -305,11 +309,12 @@ check_cost_recovery as (
         coalesce(sum(abs(recovery.total_cost - recovery.recovered_amount)), 0) as observed_value,
         cast(0.005 as double) as limit_value,
         'currency units unreconciled' as unit,
-        coalesce(string_agg(
+        -- noqa: disable=LT02
+        coalesce({% call gpuledger.string_agg("'; '", order_by='recovery.gpu_class') -%}
             recovery.gpu_class || ': pool ' || cast(recovery.total_cost as {{ dbt.type_string() }})
-            || ' = lines ' || cast(recovery.recovered_amount as {{ dbt.type_string() }}),
-            '; ' order by recovery.gpu_class
-        ), 'no cost pool or overhead for the period') as detail,
+            || ' = lines ' || cast(recovery.recovered_amount as {{ dbt.type_string() }})
+        {%- endcall %}, 'no cost pool or overhead for the period') as detail,
+        -- noqa: enable=LT02
         count(recovery.gpu_class) as pool_count
     from periods
     left join recovery
@@ -324,8 +329,11 @@ check_negative_intervals as (
         cast(count(jobs.workload_id) as double) as observed_value,
         cast(0 as double) as limit_value,
         'workloads' as unit,
-        coalesce(string_agg(jobs.workload_id, ', ' order by jobs.workload_id), 'none') as detail
-    from periods
+        -- noqa: disable=LT02
+        coalesce({% call gpuledger.string_agg("', '", order_by='jobs.workload_id') -%}
+            jobs.workload_id
+        {%- endcall %}, 'none') as detail
+    from periods  -- noqa: enable=LT02
     left join jobs
         on
             jobs.ended_at < jobs.started_at
@@ -373,7 +381,10 @@ check_productive_work as (
         cast(count(case when endpoint_reconciliation.is_mismatch then 1 end) as double) as observed_value,
         cast(0 as double) as limit_value,
         'gateway vs model-server measures beyond productive_work_tolerance_pct' as unit,
-        coalesce(string_agg(
+        -- noqa: disable=LT02
+        coalesce({% call gpuledger.string_agg(
+            "'; '", order_by='endpoint_reconciliation.model_name, endpoint_reconciliation.measure'
+        ) -%}
             case
                 when endpoint_reconciliation.status != 'match'
                     then
@@ -383,9 +394,9 @@ check_productive_work as (
                         || ' vs server '
                         || coalesce(cast(endpoint_reconciliation.server_value as {{ dbt.type_string() }}), '-')
                         || ' (' || endpoint_reconciliation.status || ')'
-            end, '; '
-            order by endpoint_reconciliation.model_name, endpoint_reconciliation.measure
-        ), 'gateway and model servers agree') as detail,
+            end
+        {%- endcall %}, 'gateway and model servers agree') as detail,
+        -- noqa: enable=LT02
         count(case when endpoint_reconciliation.status in ('match', 'mismatch') then 1 end) as compared_count
     from periods
     left join endpoint_reconciliation
@@ -401,11 +412,11 @@ check_unserved as (
             as observed_value,
         cast(0 as double) as limit_value,
         'successful requests no GPU allocation of their endpoint served' as unit,
-        coalesce(string_agg(
-            unserved.endpoint_id || ' ' || unserved.request_id || ' (' || unserved.unserved_reason || ')',
-            ', ' order by unserved.request_id
-        ), 'every success had a serving allocation') as detail
-    from periods
+        -- noqa: disable=LT02
+        coalesce({% call gpuledger.string_agg("', '", order_by='unserved.request_id') -%}
+            unserved.endpoint_id || ' ' || unserved.request_id || ' (' || unserved.unserved_reason || ')'
+        {%- endcall %}, 'every success had a serving allocation') as detail
+    from periods  -- noqa: enable=LT02
     left join unserved
         on periods.period = unserved.period
     group by periods.period
@@ -420,7 +431,8 @@ check_device_conservation as (
         end), 0) as observed_value,
         cast(0 as double) as limit_value,
         'gpu_hours allocated above a device or node capacity' as unit,
-        coalesce(string_agg(
+        -- noqa: disable=LT02
+        coalesce({% call gpuledger.string_agg("'; '", order_by='conservation.interval_start_at') -%}
             case
                 when not conservation.is_declared_oversubscription
                     then
@@ -429,10 +441,9 @@ check_device_conservation as (
                         || cast(conservation.interval_start_at as {{ dbt.type_string() }}) || '..'
                         || cast(conservation.interval_end_at as {{ dbt.type_string() }}) || ' +'
                         || cast(round(conservation.excess_gpu_equivalents, 6) as {{ dbt.type_string() }})
-            end,
-            '; ' order by conservation.interval_start_at
-        ), 'every device and node within capacity at every instant') as detail
-    from periods
+            end
+        {%- endcall %}, 'every device and node within capacity at every instant') as detail
+    from periods  -- noqa: enable=LT02
     left join conservation
         on periods.period = conservation.period
     group by periods.period
@@ -447,16 +458,16 @@ check_oversubscription as (
         end), 0) as observed_value,
         cast(null as double) as limit_value,
         'gpu_hours of declared time-slice oversubscription (reported, not a failure)' as unit,
-        coalesce(string_agg(
+        -- noqa: disable=LT02
+        coalesce({% call gpuledger.string_agg("'; '", order_by='conservation.interval_start_at') -%}
             case
                 when conservation.is_declared_oversubscription
                     then
                         conservation.node_name || ' '
                         || cast(conservation.interval_start_at as {{ dbt.type_string() }})
-            end,
-            '; ' order by conservation.interval_start_at
-        ), 'none') as detail
-    from periods
+            end
+        {%- endcall %}, 'none') as detail
+    from periods  -- noqa: enable=LT02
     left join conservation
         on periods.period = conservation.period
     group by periods.period
@@ -470,11 +481,12 @@ check_inventory as (
         cast(0 as double) as limit_value,
         'GPUs reported in the period but missing from the inventory or on another node' as unit,
         coalesce(
-            string_agg(
+            -- noqa: disable=LT02
+            {% call gpuledger.string_agg("', '", order_by='inventory_findings.gpu_uuid') -%}
                 inventory_findings.gpu_uuid || ' (' || inventory_findings.finding || ', reported on '
-                || inventory_findings.reported_node_name || ')',
-                ', ' order by inventory_findings.gpu_uuid
-            ),
+                || inventory_findings.reported_node_name || ')'
+            {%- endcall %},
+            -- noqa: enable=LT02
             'every reported GPU is in the approved inventory, on its node'
         ) as detail
     from periods

@@ -38,7 +38,11 @@ gateway as (
     select
         period,
         model_name,
-        string_agg(distinct endpoint_id, ', ' order by endpoint_id) as endpoint_id,
+        -- noqa: disable=LT02
+        {% call gpuledger.string_agg("', '", order_by='endpoint_id', distinct=true) -%}
+            endpoint_id
+        {%- endcall %} as endpoint_id,
+        -- noqa: enable=LT02
         sum(case when reaches_server then 1 else 0 end) as requests,
         sum(case when is_success then 1 else 0 end) as successful_requests,
         sum(case when reaches_server then input_tokens else 0 end) as input_tokens,

@@ -125,7 +125,7 @@ states as (
 
 final as (
     select
-        states.cluster || ':' || states.namespace_uid || ':' || cast(states.label_state as varchar)
+        states.cluster || ':' || states.namespace_uid || ':' || cast(states.label_state as {{ dbt.type_string() }})
             as namespace_label_state_id,
         states.cluster as cluster_id,
         states.namespace_uid,

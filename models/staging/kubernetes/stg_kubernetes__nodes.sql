@@ -16,7 +16,7 @@ landed as (
     select
         nodes.*,
         batches.extracted_at,
-        coalesce(nodes.resource_version, cast(nodes.observed_at as varchar)) as version_key
+        coalesce(nodes.resource_version, cast(nodes.observed_at as {{ dbt.type_string() }})) as version_key
     from nodes
     inner join batches
         on nodes.batch_id = batches.batch_id

@@ -16,7 +16,7 @@ landed as (
     select
         quotas.*,
         batches.extracted_at,
-        coalesce(quotas.resource_version, cast(quotas.observed_at as varchar)) as version_key
+        coalesce(quotas.resource_version, cast(quotas.observed_at as {{ dbt.type_string() }})) as version_key
     from quotas
     inner join batches
         on quotas.batch_id = batches.batch_id

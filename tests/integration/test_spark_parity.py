@@ -1,0 +1,170 @@
+"""The same dbt project on Spark (DESIGN: "the same dbt project runs on Spark").
+
+The demo month is generated, landed and closed on DuckDB; then `dbt build --target spark` runs
+every model, contract, data test and unit test in a local in-process Spark session
+(pyspark, `local[2]`) over the same landed Parquet batches and policy snapshot. The Spark
+marts (Parquet tables in the Spark warehouse folder) must equal DuckDB's: every charge to the
+cent, every count exactly, GPU-hours to 1e-5 (each published row is rounded to 1e-6 from
+doubles, so a sum of rows may differ in its last digit).
+
+Java comes from scripts/spark/install.sh (Debian openjdk-17-jre-headless, as root).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from gpuledger.demo import run_demo
+from gpuledger.paths import DEMO_POLICY_DIR
+
+REPO = Path(__file__).resolve().parents[2]
+DBT = Path(sys.executable).with_name("dbt")
+
+# mart, grouping keys, measures compared exactly, measures compared to 1e-5
+MARTS = (
+    (
+        "fact_chargeback",
+        ("period", "tenant_id", "charge_component", "gpu_class"),
+        ("amount", "quantity"),
+        (),
+    ),
+    (
+        "fact_showback",
+        ("period", "tenant_id"),
+        (
+            "total_charge",
+            "successful_jobs",
+            "unsuccessful_jobs",
+            "requests",
+            "input_tokens",
+            "output_tokens",
+        ),
+        (
+            "reserved_gpu_hours",
+            "allocated_gpu_hours",
+            "guaranteed_gpu_hours",
+            "borrowed_gpu_hours",
+            "active_equivalent_gpu_hours",
+            "idle_allocated_gpu_hours",
+            "medium_confidence_gpu_hours",
+            "process_gpu_hours",
+        ),
+    ),
+    ("fact_reconciliation", ("period", "check_name", "status"), ("observed_value",), ()),
+    (
+        "fact_idle_capacity",
+        ("period", "gpu_class", "idle_class", "default_payer", "tenant_id"),
+        (),
+        ("gpu_hours",),
+    ),
+    (
+        "fact_gpu_allocation",
+        ("period", "tenant_id", "sharing_mode", "confidence"),
+        (),
+        ("allocated_gpu_hours", "borrowed_gpu_hours"),
+    ),
+    (
+        "fact_productive_work",
+        ("period", "tenant_id", "unit_kind", "endpoint_id"),
+        ("successful_units", "unsuccessful_units"),
+        (),
+    ),
+    (
+        "fact_failed_work",
+        ("period", "tenant_id", "failure_class", "payer", "is_avoidable_rework"),
+        ("workloads", "ended_workloads"),
+        ("gpu_hours", "avoidable_rework_gpu_hours"),
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def java() -> None:
+    subprocess.run(
+        ["bash", str(REPO / "scripts" / "spark" / "install.sh")], check=True, timeout=900
+    )
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, java: None) -> tuple[Path, str]:
+    home = tmp_path_factory.mktemp("spark") / "home"
+    home.mkdir()
+    printed: list[str] = []
+    assert run_demo(home, DEMO_POLICY_DIR, "2026-10", 7, out=printed.append) == 0
+    (home / "spark").mkdir()
+    env = {**os.environ, "GPULEDGER_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1"}
+    result = subprocess.run(
+        [
+            str(DBT),
+            "build",
+            "--target",
+            "spark",
+            "--project-dir",
+            str(REPO),
+            "--profiles-dir",
+            str(REPO),
+            "--target-path",
+            str(home / "spark" / "target"),
+            "--log-path",
+            str(home / "spark" / "logs"),
+        ],
+        cwd=home / "spark",  # Spark's derby.log lands here
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=2400,
+        check=False,
+    )
+    return home, result.stdout + result.stderr
+
+
+def test_every_model_test_and_contract_passes_on_spark(built: tuple[Path, str]) -> None:
+    _, output = built
+    done = re.search(r"Done\. PASS=(\d+) WARN=(\d+) ERROR=(\d+) SKIP=(\d+)", output)
+    assert done, output[-5000:]
+    passed, warned, errors, skipped = map(int, done.groups())
+    print(f"\ndbt build --target spark: PASS={passed} WARN={warned} ERROR={errors} SKIP={skipped}")
+    assert (errors, skipped) == (0, 0), output[-5000:]
+    assert passed > 400
+
+
+@pytest.mark.parametrize(("mart", "keys", "exact", "close"), MARTS, ids=[m[0] for m in MARTS])
+def test_spark_marts_equal_duckdb_marts(
+    built: tuple[Path, str], mart: str, keys: tuple[str, ...], exact: tuple, close: tuple
+) -> None:
+    home, _ = built
+    spark_files = home / "spark" / "warehouse" / "marts.db" / mart
+    assert list(spark_files.glob("*.parquet")), f"Spark wrote no {mart}"
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    measures = ", ".join(f"sum({m}) as {m}" for m in (*exact, *close))
+    grouped = "select {keys}, count(*) as row_count{sep}{measures} from {source} group by all"
+    query = grouped.format(
+        keys=", ".join(keys), sep=", " if measures else "", measures=measures, source="{source}"
+    )
+    duck = {
+        r[: len(keys)]: r[len(keys) :]
+        for r in con.sql(query.format(source=f"marts.{mart}")).fetchall()
+    }
+    spark = {
+        r[: len(keys)]: r[len(keys) :]
+        for r in con.sql(
+            query.format(source=f"read_parquet('{spark_files}/*.parquet', union_by_name = true)")
+        ).fetchall()
+    }
+    assert duck, f"DuckDB built no {mart}"
+    assert sorted(spark, key=repr) == sorted(duck, key=repr), f"{mart}: other groups on Spark"
+    for group, values in duck.items():
+        other = spark[group]
+        n_exact = 1 + len(exact)
+        assert other[:n_exact] == values[:n_exact], (mart, group, values, other)
+        for name, a, b in zip(close, values[n_exact:], other[n_exact:], strict=True):
+            assert (a is None) == (b is None), (mart, group, name, a, b)
+            if a is not None:
+                assert abs(float(a) - float(b)) < 1e-5, (mart, group, name, a, b)
