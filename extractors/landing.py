@@ -115,6 +115,14 @@ def raw_dir(home: Path) -> Path:
     return home / "raw"
 
 
+def batch_files(folder: Path) -> list[Path]:
+    """The batch files of a raw table (or validation record) folder: every Parquet file but
+    the zero-row schema file."""
+    return sorted(
+        p for p in folder.glob("*.parquet") if p.name not in (EMPTY_FILE, LEGACY_EMPTY_FILE)
+    )
+
+
 def ensure_layout(home: Path) -> None:
     """Create every raw table folder with a zero-row file, so dbt can read empty sources."""
     for table, record_type in raw_tables().items():

@@ -31,6 +31,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from extractors.landing import EMPTY_FILE, LEGACY_EMPTY_FILE, batch_files
 from gpuledger.warehouse import connect
 
 LINE_COLUMNS = (
@@ -398,8 +399,8 @@ def ensure_validation_layout(home: Path) -> None:
     """A zero-row record file, so dbt can read the source before any batch was validated."""
     folder = _validation_records_dir(home)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "_empty.parquet").unlink(missing_ok=True)  # the name Spark's listing skipped
-    empty = folder / "schema.parquet"
+    (folder / LEGACY_EMPTY_FILE).unlink(missing_ok=True)  # a name Spark's listing skips
+    empty = folder / EMPTY_FILE
     if not empty.exists():
         pq.write_table(pa.Table.from_pylist([], schema=VALIDATION_SCHEMA), empty)
 
@@ -419,4 +420,4 @@ def validated_batch_ids(home: Path) -> set[str]:
     folder = _validation_records_dir(home)
     if not folder.exists():
         return set()
-    return {p.stem for p in folder.glob("*.parquet") if not p.name.startswith("_")}
+    return {p.stem for p in batch_files(folder)}

@@ -39,7 +39,14 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from extractors.landing import BATCHES_TABLE, QUARANTINE_TABLE, BatchRow, QuarantineRow, raw_dir
+from extractors.landing import (
+    BATCHES_TABLE,
+    QUARANTINE_TABLE,
+    BatchRow,
+    QuarantineRow,
+    batch_files,
+    raw_dir,
+)
 from extractors.records import to_table
 from gpuledger.ledger import (
     VALIDATION_PASSED,
@@ -390,5 +397,5 @@ def validate_batches(home: Path, batch_ids: Iterable[str]) -> list[BatchOutcome]
 def validate_pending(home: Path) -> list[BatchOutcome]:
     """Validate every landed batch without a validation record (however it was landed)."""
     folder = raw_dir(home) / BATCHES_TABLE
-    landed = [p.stem for p in folder.glob("*.parquet") if not p.name.startswith("_")]
+    landed = [p.stem for p in batch_files(folder)]
     return validate_batches(home, landed)

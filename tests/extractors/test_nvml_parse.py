@@ -8,6 +8,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from extractors.landing import batch_files
 from extractors.nvml.parse import parse_nvml_jsonl
 from extractors.nvml.records import DEVICES_TABLE, PROCESSES_TABLE, SAMPLES_TABLE
 from tests.conftest import FIXTURES, run_cli
@@ -44,7 +45,7 @@ def test_recorded_file_lands_once(home: Path) -> None:
     assert "read 22, landed 22, quarantined 0" in first.stdout
     second = run_cli(home, None, "ingest", "nvml", "--file", str(RECORDED))
     assert "already landed" in second.stdout
-    processes = pq.read_table(next((home / "raw" / "nvml_processes").glob("[!_]*.parquet")))
+    processes = pq.read_table(batch_files(home / "raw" / "nvml_processes")[0])
     owners = processes.select(["pid", "owner_kind", "slurm_job_id", "pod_uid"]).to_pylist()
     assert {o["pid"]: o["owner_kind"] for o in owners} == {
         4242: "k8s_pod",

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import extractors.slurm.client as client
-from extractors.landing import batch_manifest
+from extractors.landing import batch_files, batch_manifest
 from extractors.slurm.live import (
     LAG,
     Window,
@@ -308,7 +308,7 @@ def test_a_bad_line_in_a_window_is_quarantined_with_its_place(tmp_path: Path, ho
         "quarantined sacct:ledgertest:2024-03-01..2024-03-02:2: field Eligible: "
         "invalid timestamp 'yesterday'" in result.stdout
     )
-    (row,) = pq.read_table(next((home / "raw" / "quarantine").glob("[!_]*.parquet"))).to_pylist()
+    (row,) = pq.read_table(batch_files(home / "raw" / "quarantine")[0]).to_pylist()
     assert (row["file"], row["line"], row["field"], row["raw"]) == (
         "sacct:ledgertest:2024-03-01..2024-03-02",
         2,

@@ -8,6 +8,7 @@ import pyarrow.parquet as pq
 import pynvml
 import pytest
 
+from extractors.landing import batch_files
 from tests.conftest import FIXTURES, run_cli
 from tests.fixtures.nvml.fake_nvml import FakeGpu, FakeNvml, GiB
 from tests.fixtures.vgpu import host
@@ -121,7 +122,7 @@ def test_live_polls_and_lands(fake: FakeNvml, home: Path) -> None:
     assert "read 12, landed 12, quarantined 0" in result.stdout
     samples = [
         row
-        for path in (home / "raw" / "vgpu_samples").glob("[!_]*.parquet")
+        for path in batch_files(home / "raw" / "vgpu_samples")
         for row in pq.read_table(path).to_pylist()
     ]
     assert len(samples) == 6

@@ -12,6 +12,7 @@ import pytest
 from dagster import AssetKey, ExecuteInProcessResult
 
 from extractors.inventory.records import InventoryDevice
+from extractors.landing import batch_files
 from extractors.slurm.records import SlurmJob
 from orchestration.validation import suite_for
 from tests.conftest import Job, run_cli, sql, write_inventory, write_policy
@@ -80,11 +81,7 @@ def test_a_failing_suite_quarantines_the_batch(
 ) -> None:
     home, policy, result = inbox_run
     assert _check(result, "slurm_jobs") is False  # the backwards job
-    manifests = [
-        pq.read_table(p).to_pylist()[0]
-        for p in (home / "raw" / "batches").glob("*.parquet")
-        if not p.name.startswith("_")
-    ]
+    manifests = [pq.read_table(p).to_pylist()[0] for p in batch_files(home / "raw" / "batches")]
     bad = next(m for m in manifests if m["file"].endswith("bad.txt"))
     good = next(m for m in manifests if m["file"].endswith("good.txt"))
     assert (bad["records_read"], bad["records_landed"]) == (2, 0)
