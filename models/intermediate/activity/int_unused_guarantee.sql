@@ -32,42 +32,7 @@ tenant_classes as (
 ),
 
 deltas as (
-    select
-        segments.tenant_id,
-        segments.gpu_class,
-        segments.segment_start_at as event_at,
-        cast(segments.gpu_equivalents as double) as allocated_delta,
-        0.0 as reserved_delta
-    from segments
-    inner join tenant_classes
-        on segments.tenant_id = tenant_classes.tenant_id and segments.gpu_class = tenant_classes.gpu_class
-    union all
-    select
-        segments.tenant_id,
-        segments.gpu_class,
-        segments.segment_end_at as event_at,
-        -cast(segments.gpu_equivalents as double) as allocated_delta,
-        0.0 as reserved_delta
-    from segments
-    inner join tenant_classes
-        on segments.tenant_id = tenant_classes.tenant_id and segments.gpu_class = tenant_classes.gpu_class
-    union all
-    select
-        tenant_id,
-        gpu_class,
-        valid_from_at as event_at,
-        0.0 as allocated_delta,
-        cast(reserved_gpus as double) as reserved_delta
-    from reservations
-    union all
-    select
-        tenant_id,
-        gpu_class,
-        valid_to_at as event_at,
-        0.0 as allocated_delta,
-        -cast(reserved_gpus as double) as reserved_delta
-    from reservations
-    where valid_to_at is not null
+    {{ gpuledger.tenant_guarantee_deltas() }}
     union all
     select
         tenant_classes.tenant_id,

@@ -167,7 +167,10 @@ replica_rounds as (
         cast(case
             when rounds.process_count = 0 then replicas.capacity_fraction
             else cast(coalesce(own_processes.process_count, 0) as double) / rounds.process_count
-        end as decimal(18, 6)) as piece_fraction
+        end as decimal(18, 6)) as piece_fraction,
+        replicas.allocation_start_at,
+        replicas.allocation_end_at,
+        replicas.capacity_fraction
     from mapped
     inner join replicas
         on mapped.allocation_id = replicas.allocation_id
@@ -184,19 +187,10 @@ replica_rounds as (
 
 sequenced as (
     select
-        replica_rounds.*,
-        replicas.allocation_start_at,
-        replicas.allocation_end_at,
-        replicas.capacity_fraction,
-        lag(replica_rounds.piece_end_at) over (
-            partition by replica_rounds.piece_key order by replica_rounds.piece_start_at
-        ) as previous_end_at,
-        row_number() over (
-            partition by replica_rounds.piece_key order by replica_rounds.piece_start_at desc
-        ) as reverse_rank
+        *,
+        lag(piece_end_at) over (partition by piece_key order by piece_start_at) as previous_end_at,
+        row_number() over (partition by piece_key order by piece_start_at desc) as reverse_rank
     from replica_rounds
-    inner join replicas
-        on replica_rounds.piece_key = replicas.allocation_id
 ),
 
 uncovered as (

@@ -21,40 +21,13 @@ published as (
     select * from {{ ref('stg_ledger__chargeback_lines') }}
 ),
 
+{%- set line_columns = gpuledger.charge_line_columns() %}
+
 open_lines as (
-    select
-        charge_line_id,
-        period,
-        tenant_id,
-        charge_component,
-        gpu_class,
-        quantity,
-        unit,
-        unit_price,
-        amount,
-        currency,
-        rate_card_version,
-        confidence,
-        charge_class,
-        description
-    from provisional
-    union all
-    select
-        charge_line_id,
-        period,
-        tenant_id,
-        charge_component,
-        gpu_class,
-        quantity,
-        unit,
-        unit_price,
-        amount,
-        currency,
-        rate_card_version,
-        confidence,
-        charge_class,
-        description
-    from corrections
+    {%- for lines in ['provisional', 'corrections'] %}
+    select {{ line_columns | join(', ') }} from {{ lines }}
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 ),
 
 provisional_lines as (
@@ -74,43 +47,10 @@ closed_lines as (
 ),
 
 final as (
-    select
-        charge_line_id,
-        period,
-        tenant_id,
-        charge_component,
-        gpu_class,
-        quantity,
-        unit,
-        unit_price,
-        amount,
-        currency,
-        rate_card_version,
-        confidence,
-        charge_class,
-        description,
-        status,
-        close_id
-    from provisional_lines
-    union all
-    select
-        charge_line_id,
-        period,
-        tenant_id,
-        charge_component,
-        gpu_class,
-        quantity,
-        unit,
-        unit_price,
-        amount,
-        currency,
-        rate_card_version,
-        confidence,
-        charge_class,
-        description,
-        status,
-        close_id
-    from closed_lines
+    {%- for lines in ['provisional_lines', 'closed_lines'] %}
+    select {{ line_columns | join(', ') }}, status, close_id from {{ lines }}
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 )
 
 select * from final

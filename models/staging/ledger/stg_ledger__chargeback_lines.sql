@@ -6,20 +6,7 @@ source as (
 
 final as (
     select
-        charge_line_id,
-        period,
-        tenant_id,
-        charge_component,
-        gpu_class,
-        quantity,
-        unit,
-        unit_price,
-        amount,
-        currency,
-        rate_card_version,
-        confidence,
-        charge_class,
-        description,
+        {{ gpuledger.charge_line_columns() | join(',\n        ') }},
         corrects_period,
         corrects_close_id,
         status,
