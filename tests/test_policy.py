@@ -226,6 +226,10 @@ def test_bad_work_policy_values_name_file_line_and_field(
         ("reclamation_weeks,0", r"setting reclamation_weeks: '0' is not a positive whole number"),
         ("reclamation_weeks,four", r"setting reclamation_weeks: 'four' is not a positive whole"),
         ("productive_work_tolerance_pct,-1", r"setting productive_work_tolerance_pct: '-1' is"),
+        (
+            "timeslice_attribution,sometimes",
+            r"settings.csv:3: setting timeslice_attribution: 'sometimes' is not one of",
+        ),
     ],
 )
 def test_bad_work_settings(tmp_path: Path, setting: str, message: str) -> None:
