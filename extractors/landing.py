@@ -10,11 +10,14 @@ source, the parse options and the content, so landing the same content twice is 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import fcntl
 import hashlib
 import importlib
+import json
 import pkgutil
+import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -136,11 +139,13 @@ def ensure_layout(home: Path) -> None:
 
 
 @contextmanager
-def home_lock(home: Path) -> Iterator[None]:
-    """One writer at a time per home (landing, build and close all take it)."""
-    home.mkdir(parents=True, exist_ok=True)
-    with (home / ".lock").open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+def raw_store_lock(home: Path, *, shared: bool = False) -> Iterator[None]:
+    """The raw store's lock: landing (and rewriting a manifest) takes it exclusively; a build
+    holds it shared while dbt reads the raw tables, so no batch lands in the middle of one."""
+    folder = raw_dir(home)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / ".lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
             yield
         finally:
@@ -181,7 +186,7 @@ def land(
 ) -> LandingReport:
     """Write one parsed batch (idempotent). `row_types` maps each raw table to its record type."""
     batch_id = batch_id_for(source, options, content)
-    with home_lock(home):
+    with raw_store_lock(home):
         ensure_layout(home)
         existing = _existing_manifest(home, batch_id)
         if existing is not None:
@@ -243,6 +248,55 @@ def land(
         already_landed=False,
         rejected=tuple(result.rejected),
     )
+
+
+def quarantine_batch(
+    home: Path,
+    batch: BatchRow,
+    tables: Mapping[str, type],
+    failing: Mapping[str, list[tuple[int, str, str]]],
+    summary: str,
+) -> None:
+    """Take a landed batch out of the raw store after its validation failed: its table files
+    move to `<home>/quarantine/validation/<batch_id>/`, each record goes to the quarantine
+    table (with the failing expectation, or the batch's summary), and its manifest is
+    rewritten with 0 records landed, so staging never reads it and re-landing stays a no-op.
+    `failing` maps a table to its failing (row index, field, reason)."""
+    with raw_store_lock(home):
+        evidence = home / "quarantine" / "validation" / batch.batch_id
+        evidence.mkdir(parents=True, exist_ok=True)
+        now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        quarantined: dict[int, QuarantineRow] = {}
+        for table in tables:
+            path = raw_dir(home) / table / f"{batch.batch_id}.parquet"
+            if not path.exists():
+                continue
+            rows = pq.read_table(path).to_pylist()
+            reasons = {index: (field, reason) for index, field, reason in failing.get(table, [])}
+            for index, row in enumerate(rows):
+                line = row.get("source_line") or index + 1
+                field, reason = reasons.get(index, ("batch", f"batch quarantined: {summary}"))
+                if line in quarantined and field == "batch":
+                    continue
+                raw = json.dumps({k: v for k, v in row.items() if k != "batch_id"}, default=str)
+                quarantined[line] = QuarantineRow(
+                    batch.batch_id, batch.source, batch.file, line, field, reason, raw, now
+                )
+            shutil.copyfile(path, evidence / f"{table}.parquet")
+        if quarantined:
+            _write_atomic(
+                to_table(QuarantineRow, [quarantined[k] for k in sorted(quarantined)]),
+                raw_dir(home) / QUARANTINE_TABLE / f"{batch.batch_id}-validation.parquet",
+            )
+        rewritten = dataclasses.replace(
+            batch, records_landed=0, records_quarantined=batch.records_read, rows_written=0
+        )
+        _write_atomic(
+            to_table(BatchRow, [rewritten]),
+            raw_dir(home) / BATCHES_TABLE / f"{batch.batch_id}.parquet",
+        )
+        for table in tables:
+            (raw_dir(home) / table / f"{batch.batch_id}.parquet").unlink(missing_ok=True)
 
 
 def batch_manifest(home: Path) -> list[BatchRow]:

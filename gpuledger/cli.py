@@ -11,13 +11,13 @@ from pathlib import Path
 from extractors.commands import source_commands
 from extractors.filebatch import SourceFileError
 from extractors.inventory.parse import InventoryFormatError
-from extractors.landing import LandingReport, home_lock
+from extractors.landing import LandingReport
 from gpuledger.close import EXIT_PUBLISHED, CloseOutcome, close_period, reopen_period
-from gpuledger.ledger import LedgerError
-from gpuledger.paths import resolve_home, resolve_policy
-from gpuledger.policy import PolicyError
+from gpuledger.core.home import home_lock, resolve_home, resolve_policy
+from gpuledger.core.ledger import LedgerError
+from gpuledger.core.policy import PolicyError
+from gpuledger.core.warehouse import BuildError, build
 from gpuledger.report import render_report
-from gpuledger.warehouse import BuildError, build
 
 EXIT_USAGE = 2
 DEMO_MARKER = ".gpuledger-demo"

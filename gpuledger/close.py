@@ -3,7 +3,7 @@
 `close_period` runs the Dagster monthly_close job for the period in process
 (orchestration/runner.py), the same job the UI launches: the build, the blocking
 reconciliation checks of the period, then published_period, which appends the close to the
-append-only ledger (gpuledger/ledger.py). It publishes only when every blocking check passes;
+append-only ledger (gpuledger/core/ledger.py). It publishes only when every blocking check passes;
 a period already closed is refused, also when two closes race (the home lock serializes them
 and the loser finds the winner's close). `fact_chargeback` then serves the closed period from
 the ledger, so a later build can never rewrite it.
@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from extractors.landing import home_lock
-from gpuledger.ledger import CheckResult, reconciliation, reopen
-from gpuledger.warehouse import BuildError, run_dbt
+from gpuledger.core.home import home_lock
+from gpuledger.core.ledger import CheckResult, reconciliation, reopen
+from gpuledger.core.warehouse import BuildError, run_dbt
 
 EXIT_PUBLISHED = 0
 EXIT_BLOCKED = 3

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gpuledger.paths import DEMO_POLICY_DIR
-from gpuledger.warehouse import prepare
+from gpuledger.core.home import DEMO_POLICY_DIR
+from gpuledger.core.warehouse import prepare
 
 
 def main(argv: list[str]) -> int:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
-from gpuledger.warehouse import query
+from gpuledger.core.warehouse import query
 
 SHOWBACK_COLUMNS = (
     ("tenant_id", "tenant"),

@@ -1,5 +1,5 @@
 {#- The published ledger lives outside the dbt-managed schemas: dbt never rebuilds it.
-    `gpuledger close` appends to it (gpuledger/ledger.py); nothing updates or deletes. Created
+    `gpuledger close` appends to it (gpuledger/core/ledger.py); nothing updates or deletes. Created
     here so that the models reading it (fact_chargeback) work before the first close.
     closes: one row per close of a period; chargeback_lines: the lines each close published
     (a Correction names the period and close it corrects); close_batches: the landed batches

@@ -23,8 +23,8 @@ from dagster import (
     multi_asset_check,
 )
 
-from extractors.landing import home_lock
-from gpuledger.ledger import reconciliation
+from gpuledger.core.home import home_lock
+from gpuledger.core.ledger import reconciliation
 from orchestration.outcomes import FAILED, refusal
 from orchestration.partitions import period_of
 from orchestration.project import dbt_project

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from extractors.commands import source_commands
-from extractors.landing import LandingReport, home_lock
+from extractors.landing import LandingReport
+from gpuledger.core.home import home_lock
 from orchestration.validation import BatchOutcome, validate_batches
 
 WAITING_SUFFIXES = (".tmp", ".part")

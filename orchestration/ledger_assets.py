@@ -4,15 +4,15 @@ It runs only when every reconciliation check of the run passed (they block it). 
 lock it then refuses a period that is closed (another close may have won meanwhile), verifies
 once more that fact_reconciliation has no blocking failure for the period (in the warehouse as
 it is now, whatever check names the model reports), appends the close to the ledger
-(gpuledger/ledger.py) and refreshes the marts that serve closed periods from the ledger
+(gpuledger/core/ledger.py) and refreshes the marts that serve closed periods from the ledger
 (`dbt run --select fact_chargeback+`, outside dagster-dbt: those assets are not re-reported).
 """
 
 from dagster import AssetExecutionContext, Config, MaterializeResult, asset
 
-from extractors.landing import home_lock
-from gpuledger.ledger import already_closed_message, existing_close, publish, reconciliation
-from gpuledger.warehouse import run_dbt
+from gpuledger.core.home import home_lock
+from gpuledger.core.ledger import already_closed_message, existing_close, publish, reconciliation
+from gpuledger.core.warehouse import run_dbt
 from orchestration.outcomes import ALREADY_CLOSED, BLOCKED, refusal
 from orchestration.partitions import MONTHLY, period_of
 from orchestration.resources import GpuLedgerResource

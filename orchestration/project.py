@@ -19,8 +19,8 @@ from pathlib import Path
 
 from dagster_dbt import DbtCliResource, DbtProject
 
-from gpuledger.paths import PROJECT_DIR
-from gpuledger.warehouse import dbt_executable
+from gpuledger.core.home import PROJECT_DIR
+from gpuledger.core.warehouse import dbt_executable
 
 MANIFEST_DIR = PROJECT_DIR / "target" / "dagster"
 PARSE_DIR = PROJECT_DIR / "target" / "dagster-parse"

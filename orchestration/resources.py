@@ -12,7 +12,7 @@ from pathlib import Path
 
 from dagster import ConfigurableResource
 
-from gpuledger.paths import resolve_home, resolve_policy
+from gpuledger.core.home import resolve_home, resolve_policy
 
 
 class GpuLedgerResource(ConfigurableResource):

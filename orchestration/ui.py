@@ -18,7 +18,7 @@ import signal
 import sys
 from pathlib import Path
 
-from gpuledger.paths import resolve_home
+from gpuledger.core.home import resolve_home
 
 LOCATION_MODULE = "orchestration.definitions"
 

@@ -11,16 +11,17 @@ so a new source is validated without a change here:
 GX runs the pandas route (stack-probe section 5) in an ephemeral context; it is imported only
 when a batch needs validating. The results are kept as JSON under
 `<home>/validations/<source>/<batch_id>.json`, and every validated batch gets a record
-(gpuledger.ledger.write_validation) with its outcome and the UTC span its evidence covers
+(gpuledger.core.ledger.write_validation) with its outcome and the UTC span its evidence covers
 (min and max of its timestamps, extended to the extraction time when an interval is still open).
 
-Quarantine (`_quarantine`): the batch's raw table files move to
+Quarantine is written by the landing writer (extractors.landing.quarantine_batch), the one
+writer of the raw store: the batch's raw table files move to
 `<home>/quarantine/validation/<batch_id>/`, every record of it is written to the raw
 quarantine table with the expectation it failed (or "batch quarantined" for records that
 passed in a failing batch), and its manifest is rewritten with 0 records landed, so staging
 never reads the batch and landing the same content again stays a no-op.
 
-The caller holds the home lock (extractors.landing.home_lock) around every function here.
+The caller holds the home lock (gpuledger.core.home.home_lock) around every function here.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ import datetime as dt
 import functools
 import json
 import os
-import shutil
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -41,14 +41,12 @@ import pyarrow.parquet as pq
 
 from extractors.landing import (
     BATCHES_TABLE,
-    QUARANTINE_TABLE,
     BatchRow,
-    QuarantineRow,
     batch_files,
+    quarantine_batch,
     raw_dir,
 )
-from extractors.records import to_table
-from gpuledger.ledger import (
+from gpuledger.core.ledger import (
     VALIDATION_PASSED,
     VALIDATION_QUARANTINED,
     BatchValidation,
@@ -261,57 +259,6 @@ def _run_suites(
     return results
 
 
-def _write_atomic(table: Any, path: Path) -> None:
-    tmp = path.with_suffix(".parquet.tmp")
-    pq.write_table(table, tmp)
-    tmp.replace(path)
-
-
-def _quarantine(
-    home: Path,
-    batch: BatchRow,
-    tables: Mapping[str, type],
-    failing: Mapping[str, list[tuple[int, str, str]]],
-    summary: str,
-) -> None:
-    evidence = home / "quarantine" / "validation" / batch.batch_id
-    evidence.mkdir(parents=True, exist_ok=True)
-    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-    quarantined: dict[int, QuarantineRow] = {}
-    for table in tables:
-        path = _table_path(home, table, batch.batch_id)
-        if not path.exists():
-            continue
-        rows = pq.read_table(path).to_pylist()
-        reasons = {index: (field, reason) for index, field, reason in failing.get(table, [])}
-        for index, row in enumerate(rows):
-            line = row.get("source_line") or index + 1
-            field, reason = reasons.get(index, ("batch", f"batch quarantined: {summary}"))
-            if line in quarantined and field == "batch":
-                continue
-            raw = json.dumps({k: v for k, v in row.items() if k != "batch_id"}, default=str)
-            quarantined[line] = QuarantineRow(
-                batch.batch_id, batch.source, batch.file, line, field, reason, raw, now
-            )
-        shutil.copyfile(path, evidence / f"{table}.parquet")
-    if quarantined:
-        _write_atomic(
-            to_table(QuarantineRow, [quarantined[k] for k in sorted(quarantined)]),
-            raw_dir(home) / QUARANTINE_TABLE / f"{batch.batch_id}-validation.parquet",
-        )
-    rewritten = dataclasses.replace(
-        batch,
-        records_landed=0,
-        records_quarantined=batch.records_read,
-        rows_written=0,
-    )
-    _write_atomic(
-        to_table(BatchRow, [rewritten]), raw_dir(home) / BATCHES_TABLE / f"{batch.batch_id}.parquet"
-    )
-    for table in tables:
-        _table_path(home, table, batch.batch_id).unlink(missing_ok=True)
-
-
 def _validate_batch(
     home: Path,
     batch_id: str,
@@ -333,7 +280,7 @@ def _validate_batch(
     failed = "; ".join(f"{s.table}: {', '.join(s.failures)}" for s in suites if not s.success)
     if quarantined:
         failing = {table: rows for table, (_, _, rows) in results.items()}
-        _quarantine(home, batch, tables, failing, failed)
+        quarantine_batch(home, batch, tables, failing, failed)
     folder = validations_dir(home) / batch.source
     folder.mkdir(parents=True, exist_ok=True)
     results_path = folder / f"{batch_id}.json"

@@ -20,10 +20,11 @@ from typing import Any
 from dagster import AssetExecutionContext, AssetKey, AssetsDefinition, AssetSpec
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
-from extractors.landing import home_lock
-from gpuledger.ledger import already_closed_message, existing_close
-from gpuledger.policy import PolicyError
-from gpuledger.warehouse import BUILD_ARGS, build_error, dbt_target, prepare
+from extractors.landing import raw_store_lock
+from gpuledger.core.home import home_lock
+from gpuledger.core.ledger import already_closed_message, existing_close
+from gpuledger.core.policy import PolicyError
+from gpuledger.core.warehouse import BUILD_ARGS, build_error, dbt_target, prepare
 from orchestration.outcomes import ALREADY_CLOSED, FAILED, STALE, refusal
 from orchestration.partitions import period_of
 from orchestration.project import dbt_project, prepare_manifest
@@ -97,18 +98,18 @@ def warehouse_assets() -> AssetsDefinition:
                 context.log.info(outcome.summary())
             target = dbt_target(home)
             (target / "run_results.json").unlink(missing_ok=True)
-            with _home_environment(str(home)):
+            with _home_environment(str(home)), raw_store_lock(home, shared=True):
                 invocation = dbt.cli(
                     list(BUILD_ARGS), context=context, target_path=target, raise_on_error=False
                 )
-            try:
-                yield from invocation.stream()
-            finally:
-                # dbt holds the DuckDB file: never release the lock while it still runs (if
-                # the stream stopped early, nobody reads dbt's output any more: stop it)
-                if invocation.process.poll() is None:
-                    invocation.process.terminate()
-                invocation.process.wait()
+                try:
+                    yield from invocation.stream()
+                finally:
+                    # dbt holds the DuckDB file: never release the lock while it still runs
+                    # (if the stream stopped early, nobody reads dbt's output: stop it)
+                    if invocation.process.poll() is None:
+                        invocation.process.terminate()
+                    invocation.process.wait()
             if not invocation.is_successful():
                 error = invocation.get_error()
                 raise refusal(FAILED, str(build_error("build", target, str(error or ""))))

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuledger.paths import DEMO_POLICY_DIR
-from gpuledger.policy import PolicyError, load_policy
+from gpuledger.core.home import DEMO_POLICY_DIR
+from gpuledger.core.policy import PolicyError, load_policy
 from tests.conftest import run_cli, write_policy
 
 GOOD = {

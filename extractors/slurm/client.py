@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from extractors.filebatch import SourceFileError, land_file
-from extractors.landing import LandingReport, home_lock, land
+from extractors.landing import LandingReport, land, raw_store_lock
 from extractors.slurm.live import (
     check_cluster_name,
     floor_seconds,
@@ -179,7 +179,7 @@ def read_watermark(home: Path, cluster: str) -> dt.datetime | None:
 
 def _advance_watermark(home: Path, cluster: str, window_end: dt.datetime, now: dt.datetime) -> None:
     path = watermark_path(home, cluster)
-    with home_lock(home):
+    with raw_store_lock(home):
         watermark = next_watermark(read_watermark(home, cluster), window_end, now)
         state = {"cluster": cluster, "watermark": iso(watermark), "updated_at": iso(_utcnow())}
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuledger.core.home import DEMO_POLICY_DIR
 from gpuledger.demo import run_demo
-from gpuledger.paths import DEMO_POLICY_DIR
 from tests.conftest import run_cli, sql
 
 SOURCES = ("inventory", "slurm", "kubernetes", "vgpu", "nvml", "prometheus", "requests")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuledger.paths import DEMO_POLICY_DIR
-from gpuledger.warehouse import prepare, run_dbt
+from gpuledger.core.home import DEMO_POLICY_DIR
+from gpuledger.core.warehouse import prepare, run_dbt
 from tests.conftest import FIXTURES, run_cli, sql
 
 DAY = FIXTURES / "requests" / "gateway-2026-10-05.jsonl"

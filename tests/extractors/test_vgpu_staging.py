@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuledger.paths import DEMO_POLICY_DIR
-from gpuledger.warehouse import prepare, run_dbt
+from gpuledger.core.home import DEMO_POLICY_DIR
+from gpuledger.core.warehouse import prepare, run_dbt
 from tests.conftest import FIXTURES, run_cli, sql
 from tests.fixtures.vgpu import host
 

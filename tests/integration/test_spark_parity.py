@@ -21,8 +21,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from gpuledger.core.home import DEMO_POLICY_DIR
 from gpuledger.demo import run_demo
-from gpuledger.paths import DEMO_POLICY_DIR
 
 REPO = Path(__file__).resolve().parents[2]
 DBT = Path(sys.executable).with_name("dbt")

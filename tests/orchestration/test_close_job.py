@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from dagster import ExecuteInProcessResult
 
-from gpuledger.ledger import existing_close, lines_hash, published_lines
+from gpuledger.core.ledger import existing_close, lines_hash, published_lines
 from orchestration.outcomes import ALREADY_CLOSED, OUTCOME_KEY
 from tests.conftest import Job, run_cli, sql
 from tests.orchestration.conftest import (

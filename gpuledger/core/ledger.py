@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from extractors.landing import EMPTY_FILE, LEGACY_EMPTY_FILE, batch_files
-from gpuledger.warehouse import connect
+from gpuledger.core.warehouse import connect
 
 LINE_COLUMNS = (
     "charge_line_id",
@@ -381,7 +381,7 @@ def reopen(home: Path, period: str, reason: str, requested_by: str) -> Reopen:
 def schema_version() -> str:
     import yaml
 
-    from gpuledger.paths import PROJECT_DIR
+    from gpuledger.core.home import PROJECT_DIR
 
     project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())
     return str(project["vars"]["schema_version"])

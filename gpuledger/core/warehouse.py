@@ -19,8 +19,8 @@ from pathlib import Path
 import duckdb
 
 from extractors.landing import ensure_layout
-from gpuledger.paths import PROJECT_DIR, warehouse_path
-from gpuledger.policy import Policy, load_policy
+from gpuledger.core.home import PROJECT_DIR, warehouse_path
+from gpuledger.core.policy import Policy, load_policy
 
 
 class BuildError(RuntimeError):

@@ -1,0 +1,43 @@
+"""Where things live: the repository's dbt project, a deployment's home and policy, and the
+home lock.
+
+The home lock serializes the writers of the warehouse (`warehouse.duckdb` has one writer):
+builds, closes, reopens and the validation of landed batches. Landing raw batches takes the
+raw store's own lock (extractors.landing.raw_store_lock); a build holds that one shared while
+dbt reads the raw tables, so no batch lands half-way through what one build sees.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+DEMO_POLICY_DIR = PROJECT_DIR / "policy" / "demo"
+
+
+def resolve_home(value: str | None) -> Path:
+    return Path(value or os.environ.get("GPULEDGER_HOME") or ".gpuledger").resolve()
+
+
+def resolve_policy(value: str | None) -> Path:
+    return Path(value or os.environ.get("GPULEDGER_POLICY") or DEMO_POLICY_DIR).resolve()
+
+
+def warehouse_path(home: Path) -> Path:
+    return home / "warehouse.duckdb"
+
+
+@contextmanager
+def home_lock(home: Path) -> Iterator[None]:
+    """One warehouse writer at a time per home (build, close, reopen, validation)."""
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / ".lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
