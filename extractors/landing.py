@@ -32,7 +32,6 @@ BATCHES_TABLE = "batches"
 QUARANTINE_TABLE = "quarantine"
 # zero-row schema file of each raw table; not `_`-prefixed, which Spark's file listing skips
 EMPTY_FILE = "schema.parquet"
-LEGACY_EMPTY_FILE = "_empty.parquet"
 
 
 @dataclass(frozen=True)
@@ -121,9 +120,7 @@ def raw_dir(home: Path) -> Path:
 def batch_files(folder: Path) -> list[Path]:
     """The batch files of a raw table (or validation record) folder: every Parquet file but
     the zero-row schema file."""
-    return sorted(
-        p for p in folder.glob("*.parquet") if p.name not in (EMPTY_FILE, LEGACY_EMPTY_FILE)
-    )
+    return sorted(p for p in folder.glob("*.parquet") if p.name != EMPTY_FILE)
 
 
 def ensure_layout(home: Path) -> None:
@@ -132,10 +129,9 @@ def ensure_layout(home: Path) -> None:
         folder = raw_dir(home) / table
         folder.mkdir(parents=True, exist_ok=True)
         empty = folder / EMPTY_FILE
-        (folder / LEGACY_EMPTY_FILE).unlink(missing_ok=True)
         schema = _landed_schema(table, record_type)
         if not empty.exists() or pq.read_schema(empty) != schema:
-            _write_atomic(pa.Table.from_pylist([], schema=schema), empty)
+            write_parquet_atomic(pa.Table.from_pylist([], schema=schema), empty)
 
 
 @contextmanager
@@ -159,7 +155,8 @@ def batch_id_for(source: str, options: str, content: bytes) -> str:
     return digest.hexdigest()[:24]
 
 
-def _write_atomic(table: pa.Table, path: Path) -> None:
+def write_parquet_atomic(table: pa.Table, path: Path) -> None:
+    """Write `table` to `path` so that a reader sees the old file or the whole new one."""
     tmp = path.with_suffix(".parquet.tmp")
     pq.write_table(table, tmp)
     tmp.replace(path)
@@ -209,7 +206,7 @@ def land(
             landed = to_table(row_types[table], rows).append_column(
                 "batch_id", pa.array([batch_id] * len(rows), pa.string())
             )
-            _write_atomic(landed, folder / f"{batch_id}.parquet")
+            write_parquet_atomic(landed, folder / f"{batch_id}.parquet")
             rows_by_table[table] = len(rows)
         quarantined_lines = {r.line for r in result.rejected}
         quarantine = [
@@ -217,7 +214,7 @@ def land(
             for r in result.rejected
         ]
         if quarantine:
-            _write_atomic(
+            write_parquet_atomic(
                 to_table(QuarantineRow, quarantine),
                 raw_dir(home) / QUARANTINE_TABLE / f"{batch_id}.parquet",
             )
@@ -234,7 +231,7 @@ def land(
             records_quarantined=len(quarantined_lines),
             rows_written=sum(rows_by_table.values()),
         )
-        _write_atomic(
+        write_parquet_atomic(
             to_table(BatchRow, [manifest]), raw_dir(home) / BATCHES_TABLE / f"{batch_id}.parquet"
         )
     return LandingReport(
@@ -284,14 +281,14 @@ def quarantine_batch(
                 )
             shutil.copyfile(path, evidence / f"{table}.parquet")
         if quarantined:
-            _write_atomic(
+            write_parquet_atomic(
                 to_table(QuarantineRow, [quarantined[k] for k in sorted(quarantined)]),
                 raw_dir(home) / QUARANTINE_TABLE / f"{batch.batch_id}-validation.parquet",
             )
         rewritten = dataclasses.replace(
             batch, records_landed=0, records_quarantined=batch.records_read, rows_written=0
         )
-        _write_atomic(
+        write_parquet_atomic(
             to_table(BatchRow, [rewritten]),
             raw_dir(home) / BATCHES_TABLE / f"{batch.batch_id}.parquet",
         )

@@ -1,4 +1,8 @@
-"""The `gpuledger` command (DESIGN.md "Command line")."""
+"""The `gpuledger` command: parse the arguments, run the command, print, exit.
+
+Exit codes: 0 success; 1 a usage, input or build error (one line naming the file, line and
+field; never a traceback); 2 bad arguments; 3 close blocked; 4 the period is already closed.
+"""
 
 from __future__ import annotations
 
@@ -11,25 +15,39 @@ from pathlib import Path
 from extractors.commands import source_commands
 from extractors.filebatch import SourceFileError
 from extractors.inventory.parse import InventoryFormatError
-from extractors.landing import LandingReport
-from gpuledger.close import EXIT_PUBLISHED, CloseOutcome, close_period, reopen_period
 from gpuledger.core.home import home_lock, resolve_home, resolve_policy
 from gpuledger.core.ledger import LedgerError
-from gpuledger.core.policy import PolicyError
-from gpuledger.core.warehouse import BuildError, build
+from gpuledger.core.policy import PolicyError, parse_period
+from gpuledger.core.warehouse import BuildError
+from gpuledger.output import check_lines, close_lines, landing_lines
 from gpuledger.report import render_report
+from gpuledger.runs import (
+    CloseOutcome,
+    build,
+    close_period,
+    period_checks,
+    reopen_period,
+)
 
+EXIT_ERROR = 1
 EXIT_USAGE = 2
 DEMO_MARKER = ".gpuledger-demo"
+USER_ERRORS = (
+    SourceFileError,
+    InventoryFormatError,
+    PolicyError,
+    BuildError,
+    LedgerError,
+    LookupError,
+    FileNotFoundError,
+)
 
 
 def _period(value: str) -> str:
-    parts = value.split("-")
-    if len(parts) != 2 or len(parts[0]) != 4 or not all(p.isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(f"{value!r} is not a period YYYY-MM")
-    if not 1 <= int(parts[1]) <= 12:
-        raise argparse.ArgumentTypeError(f"{value!r} has no month {parts[1]}")
-    return value
+    try:
+        return parse_period(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,7 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     build_cmd = commands.add_parser(
         "build", help="build the warehouse (the Dagster provisional_build job)"
     )
-    build_cmd.add_argument("--period", type=_period, help="accepted for symmetry; builds all")
+    build_cmd.add_argument(
+        "--period", type=_period, help="also print the period's reconciliation checks"
+    )
 
     close = commands.add_parser(
         "close", help="close and publish a period (the Dagster monthly_close job)"
@@ -74,19 +94,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _print_landing(report: LandingReport) -> None:
-    print(report.summary())
-    for rejected in report.rejected[:20]:
-        where = f"{report.file}:{rejected.line}"
-        print(f"  quarantined {where}: field {rejected.field}: {rejected.reason}")
-    if len(report.rejected) > 20:
-        print(f"  ... and {len(report.rejected) - 20} more (all kept in quarantine)")
-
-
 def _ingest(home: Path, args: argparse.Namespace) -> int:
     reports = source_commands()[args.source].ingest(home, args)
     for report in reports:
-        _print_landing(report)
+        print("\n".join(landing_lines(report)))
     if len(reports) > 1:
         print(
             f"total: read {sum(r.records_read for r in reports)}, "
@@ -96,26 +107,32 @@ def _ingest(home: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-def print_close(outcome: CloseOutcome) -> None:
-    if outcome.checks:
-        print(f"reconciliation checks for {outcome.period}:")
-        for check in outcome.checks:
-            marker = "BLOCKS" if check.blocks else ""
-            limit = "" if check.limit_value is None else f" (limit {check.limit_value})"
-            observed = "-" if check.observed_value is None else str(check.observed_value)
+def _build(home: Path, policy: Path, args: argparse.Namespace) -> int:
+    print(build(home, policy))
+    if args.period:
+        checks = period_checks(home, args.period)
+        outcome = CloseOutcome(0, args.period, "", checks)
+        blocking = [c.check_name for c in checks if c.blocks]
+        print("\n".join(check_lines(outcome)) or f"no reconciliation rows for {args.period}")
+        if checks:
             print(
-                f"  {check.status.upper():<15} {check.check_name:<38} {observed} {check.unit}"
-                f"{limit} {marker}".rstrip()
+                f"a close of {args.period} would be blocked by {', '.join(blocking)}"
+                if blocking
+                else f"every blocking check of {args.period} passes"
             )
-            if check.blocks:
-                print(f"      {check.detail}")
-    print(outcome.message)
+    return 0
 
 
-def _demo(home: Path, policy: Path, args: argparse.Namespace, explicit_home: bool) -> int:
+def _close(home: Path, policy: Path, args: argparse.Namespace) -> int:
+    outcome = close_period(home, policy, args.period, args.approver)
+    print("\n".join(close_lines(outcome)))
+    return outcome.exit_code
+
+
+def _demo(home: Path, policy: Path, args: argparse.Namespace) -> int:
     from gpuledger.demo import run_demo
 
-    if not explicit_home:
+    if args.home is None:
         home = Path(".gpuledger-demo").resolve()
     if home.exists() and any(home.iterdir()):
         if not (home / DEMO_MARKER).exists():
@@ -128,42 +145,31 @@ def _demo(home: Path, policy: Path, args: argparse.Namespace, explicit_home: boo
     return run_demo(home, policy, args.period, args.seed)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def _run(args: argparse.Namespace) -> int:
     home = resolve_home(args.home)
     policy = resolve_policy(args.policy)
+    if args.command == "ingest":
+        return _ingest(home, args)
+    if args.command == "build":
+        return _build(home, policy, args)
+    if args.command == "close":
+        return _close(home, policy, args)
+    if args.command == "reopen":
+        print(reopen_period(home, args.period, args.reason, args.approver))
+        return 0
+    if args.command == "report":
+        print(render_report(home, args.period, args.tenant, args.format), end="")
+        return 0
+    return _demo(home, policy, args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     try:
-        if args.command == "ingest":
-            return _ingest(home, args)
-        if args.command == "build":
-            print(build(home, policy))
-            return 0
-        if args.command == "close":
-            outcome = close_period(home, policy, args.period, args.approver)
-            print_close(outcome)
-            return outcome.exit_code
-        if args.command == "reopen":
-            print(reopen_period(home, args.period, args.reason, args.approver))
-            return 0
-        if args.command == "report":
-            print(render_report(home, args.period, args.tenant, args.format), end="")
-            return 0
-        if args.command == "demo":
-            return _demo(home, policy, args, explicit_home=args.home is not None)
-    except (
-        SourceFileError,
-        InventoryFormatError,
-        PolicyError,
-        BuildError,
-        LedgerError,
-        LookupError,
-    ) as exc:
+        return _run(args)
+    except USER_ERRORS as exc:
         print(f"gpuledger: {exc}", file=sys.stderr)
-        return 1
-    except FileNotFoundError as exc:
-        print(f"gpuledger: {exc}", file=sys.stderr)
-        return 1
-    return EXIT_PUBLISHED
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

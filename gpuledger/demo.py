@@ -22,11 +22,10 @@ from extractors.prometheus.client import ingest_file as ingest_prometheus
 from extractors.requests.client import ingest_file as ingest_requests
 from extractors.slurm.client import ingest_file as ingest_slurm
 from extractors.vgpu.client import ingest_file as ingest_vgpu
-from gpuledger.close import CloseOutcome, close_period
 from gpuledger.demo_data import K8S_CLUSTER, DemoFiles, generate
+from gpuledger.output import close_lines, landing_lines
 from gpuledger.report import render_report
-
-QUARANTINE_LINES_SHOWN = 20
+from gpuledger.runs import close_period
 
 
 def ingest_demo(home: Path, files: DemoFiles) -> Iterator[LandingReport]:
@@ -45,38 +44,6 @@ def ingest_demo(home: Path, files: DemoFiles) -> Iterator[LandingReport]:
         yield ingest_prometheus(home, path)
     for path in files.request_files:
         yield ingest_requests(home, path)
-
-
-def landing_lines(report: LandingReport) -> list[str]:
-    """A landing's summary and its first quarantined records (file:line, field, reason)."""
-    lines = [report.summary()]
-    for rejected in report.rejected[:QUARANTINE_LINES_SHOWN]:
-        where = f"{report.file}:{rejected.line}"
-        lines.append(f"  quarantined {where}: field {rejected.field}: {rejected.reason}")
-    hidden = len(report.rejected) - QUARANTINE_LINES_SHOWN
-    if hidden > 0:
-        lines.append(f"  ... and {hidden} more (all kept in quarantine)")
-    return lines
-
-
-def close_lines(outcome: CloseOutcome) -> list[str]:
-    """The reconciliation checks of a close (a blocking failure with its detail) and its
-    outcome."""
-    lines = []
-    if outcome.checks:
-        lines.append(f"reconciliation checks for {outcome.period}:")
-        for check in outcome.checks:
-            marker = "BLOCKS" if check.blocks else ""
-            limit = "" if check.limit_value is None else f" (limit {check.limit_value})"
-            observed = "-" if check.observed_value is None else str(check.observed_value)
-            lines.append(
-                f"  {check.status.upper():<15} {check.check_name:<38} {observed} {check.unit}"
-                f"{limit} {marker}".rstrip()
-            )
-            if check.blocks:
-                lines.append(f"      {check.detail}")
-    lines.append(outcome.message)
-    return lines
 
 
 def run_demo(

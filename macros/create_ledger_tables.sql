@@ -1,9 +1,9 @@
 {#- The published ledger lives outside the dbt-managed schemas: dbt never rebuilds it.
     `gpuledger close` appends to it (gpuledger/core/ledger.py); nothing updates or deletes. Created
     here so that the models reading it (fact_chargeback) work before the first close.
-    closes: one row per close of a period; chargeback_lines: the lines each close published
-    (a Correction names the period and close it corrects); close_batches: the landed batches
-    each close was computed from; reopens: one row per reopen of a close. -#}
+    closes: one row per close of a period; chargeback_lines: the lines each close published,
+    as marts.fact_chargeback's contract declares a line (charge_line_columns); close_batches:
+    the landed batches each close was computed from; reopens: one row per reopen of a close. -#}
 {% macro create_ledger_tables() %}
     {%- set text = dbt.type_string() -%}
     {%- set ddl -%}
@@ -23,24 +23,9 @@
         total_amount decimal(18, 2)
     );
     create table if not exists ledger.chargeback_lines (
-        charge_line_id {{ text }},
-        period {{ text }},
-        tenant_id {{ text }},
-        charge_component {{ text }},
-        gpu_class {{ text }},
-        quantity decimal(18, 6),
-        unit {{ text }},
-        unit_price decimal(18, 6),
-        amount decimal(18, 2),
-        currency {{ text }},
-        rate_card_version {{ text }},
-        confidence {{ text }},
-        charge_class {{ text }},
-        description {{ text }},
-        corrects_period {{ text }},
-        corrects_close_id {{ text }},
-        status {{ text }},
-        close_id {{ text }}
+        {%- for name, data_type in gpuledger.charge_line_columns(with_types=true) %}
+        {{ name }} {{ text if data_type == 'string' else data_type }}{{ ',' if not loop.last }}
+        {%- endfor %}
     );
     create table if not exists ledger.close_batches (
         close_id {{ text }},

@@ -1,17 +1,13 @@
-"""The reconciliation checks of DESIGN.md "Period close" as blocking asset checks.
+"""The reconciliation checks of a period's close as blocking asset checks.
 
-One Dagster check per `check_name` that marts.fact_reconciliation reports, discovered from the
-model's SQL in the dbt manifest (`'<name>' as check_name`), so a check added to the model
-appears here on the next load. All run in one step (one query) and all are blocking: a check
-fails when its row for the run's period has status `fail` and `is_blocking`, or when the
-model reported no row for the period (no evidence, or a renamed check), and then
-published_period does not run. Informational rows (`info`, `not_applicable`) pass with their
-figures as metadata. The period is the monthly partition of the run. Built with the
-Definitions, from the manifest as it is then.
+One Dagster check per registered reconciliation check (gpuledger.core.checks), all run in one
+step (one query) and all blocking: the close gate (gpuledger.core.gate) says whether each
+passed — its row for the run's period has no blocking failure, and a registered check the
+warehouse reported no row for fails — and a failing one stops published_period. Informational
+rows (`info`, `not_applicable`) pass with their figures as metadata. The period is the monthly
+partition of the run.
 """
 
-import json
-import re
 from collections.abc import Iterator
 
 from dagster import (
@@ -23,26 +19,33 @@ from dagster import (
     multi_asset_check,
 )
 
+from gpuledger.core.checks import registered_check_names
+from gpuledger.core.gate import CheckOutcome, evaluate_checks
 from gpuledger.core.home import home_lock
-from gpuledger.core.ledger import reconciliation
 from orchestration.outcomes import FAILED, refusal
 from orchestration.partitions import period_of
-from orchestration.project import dbt_project
 from orchestration.resources import GpuLedgerResource
 from orchestration.warehouse_assets import RECONCILIATION
 
-RECONCILIATION_MODEL = "model.gpuledger.fact_reconciliation"
 
-
-def reconciliation_check_names() -> tuple[str, ...]:
-    manifest = json.loads(dbt_project.manifest_path.read_text())
-    sql = manifest["nodes"][RECONCILIATION_MODEL]["raw_code"]
-    return tuple(sorted(set(re.findall(r"'([a-z0-9_]+)'\s+as\s+check_name", sql))))
+def _metadata(period: str, outcome: CheckOutcome) -> dict:
+    row = outcome.row
+    if row is None:
+        return {"period": period}
+    return {
+        "period": period,
+        "status": row.status,
+        "blocking": row.is_blocking,
+        "observed": None if row.observed_value is None else float(row.observed_value),
+        "limit": None if row.limit_value is None else float(row.limit_value),
+        "unit": row.unit,
+        "detail": row.detail,
+    }
 
 
 def reconciliation_checks() -> AssetChecksDefinition:
-    """One blocking check per check_name of the manifest as it is now."""
-    names = reconciliation_check_names()
+    """One blocking check per registered reconciliation check."""
+    names = registered_check_names()
 
     @multi_asset_check(
         name="reconciliation_checks",
@@ -64,34 +67,19 @@ def reconciliation_checks() -> AssetChecksDefinition:
         period = period_of(context.op_execution_context.partition_key)
         home = gpuledger.home_path()
         with home_lock(home):
-            rows = {row.check_name: row for row in reconciliation(home, period)}
+            decision = evaluate_checks(home, period)
+        outcomes = {o.check_name: o for o in decision.outcomes}
         for name in names:
-            row = rows.get(name)
-            if row is None:
-                yield AssetCheckResult(
-                    check_name=name,
-                    asset_key=RECONCILIATION,
-                    passed=False,
-                    severity=AssetCheckSeverity.ERROR,
-                    description=f"fact_reconciliation has no {name} row for {period}",
-                    metadata={"period": period},
-                )
-                continue
+            outcome = outcomes.get(name)
             yield AssetCheckResult(
                 check_name=name,
                 asset_key=RECONCILIATION,
-                passed=not row.blocks,
+                passed=outcome is not None and outcome.passed,
                 severity=AssetCheckSeverity.ERROR,
-                description=f"{row.status}: {row.detail}",
-                metadata={
-                    "period": period,
-                    "status": row.status,
-                    "blocking": row.is_blocking,
-                    "observed": None if row.observed_value is None else float(row.observed_value),
-                    "limit": None if row.limit_value is None else float(row.limit_value),
-                    "unit": row.unit,
-                    "detail": row.detail,
-                },
+                description=(
+                    outcome.description if outcome else f"{decision.message} ({name} not run)"
+                ),
+                metadata=_metadata(period, outcome) if outcome else {"period": period},
             )
 
     return reconciliation_checks

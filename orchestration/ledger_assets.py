@@ -1,19 +1,18 @@
 """published_period: the closed ledger of one month, downstream of the blocking checks.
 
 It runs only when every reconciliation check of the run passed (they block it). Under the home
-lock it then refuses a period that is closed (another close may have won meanwhile), verifies
-once more that fact_reconciliation has no blocking failure for the period (in the warehouse as
-it is now, whatever check names the model reports), appends the close to the ledger
-(gpuledger/core/ledger.py) and refreshes the marts that serve closed periods from the ledger
-(`dbt run --select fact_chargeback+`, outside dagster-dbt: those assets are not re-reported).
+lock it then asks the close gate (gpuledger.core.gate) once more, in the warehouse as it is now
+(another close may have won meanwhile), appends the close to the ledger (gpuledger.core.ledger)
+and refreshes the marts that serve closed periods from the ledger (`dbt run --select
+fact_chargeback+`, outside dagster-dbt: those assets are not re-reported).
 """
 
 from dagster import AssetExecutionContext, Config, MaterializeResult, asset
 
+from gpuledger.core.gate import READY, close_gate
 from gpuledger.core.home import home_lock
-from gpuledger.core.ledger import already_closed_message, existing_close, publish, reconciliation
-from gpuledger.core.warehouse import run_dbt
-from orchestration.outcomes import ALREADY_CLOSED, BLOCKED, refusal
+from gpuledger.core.ledger import publish, refresh_ledger_marts
+from orchestration.outcomes import refusal
 from orchestration.partitions import MONTHLY, period_of
 from orchestration.resources import GpuLedgerResource
 from orchestration.warehouse_assets import CHARGEBACK, RECONCILIATION, SHOWBACK
@@ -39,17 +38,11 @@ def published_period(
     period = period_of(context.partition_key)
     home = gpuledger.home_path()
     with home_lock(home):
-        prior = existing_close(home, period)
-        if prior is not None:
-            raise refusal(ALREADY_CLOSED, already_closed_message(period, prior))
-        checks = reconciliation(home, period)
-        if not checks:
-            raise refusal(BLOCKED, f"period {period} has no evidence or policy to close")
-        failing = [c.check_name for c in checks if c.blocks]
-        if failing:
-            raise refusal(BLOCKED, f"close of {period} blocked by {', '.join(failing)}")
-        close = publish(home, period, config.approver, checks)
-        run_dbt(home, ["run", "--select", "fact_chargeback+"])
+        gate = close_gate(home, period)
+        if gate.kind != READY:
+            raise refusal(gate.kind, gate.message)
+        close = publish(home, period, config.approver, gate.checks)
+        refresh_ledger_marts(home)
     context.log.info(f"period {period} closed and published as {close.close_id}")
     return MaterializeResult(
         metadata={

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dagster import Failure
 
+from gpuledger.core.gate import ALREADY_CLOSED, BLOCKED
+
+__all__ = ["ALREADY_CLOSED", "BLOCKED", "FAILED", "OUTCOME_KEY", "STALE", "refusal"]
+
 OUTCOME_KEY = "gpuledger/outcome"
-ALREADY_CLOSED = "already_closed"
-BLOCKED = "blocked"
 FAILED = "failed"
 STALE = "stale_definitions"
 

@@ -22,7 +22,7 @@ from dagster import (
     ExecuteInProcessResult,
 )
 
-from orchestration.checks import reconciliation_check_names
+from gpuledger.core.checks import registered_check_names
 from orchestration.definitions import build_definitions
 from orchestration.jobs import MONTHLY_CLOSE, PROVISIONAL_BUILD
 from orchestration.outcomes import ALREADY_CLOSED, BLOCKED, FAILED, OUTCOME_KEY, STALE
@@ -93,7 +93,7 @@ def _failed_reconciliation_checks(result: ExecuteInProcessResult) -> tuple[str, 
         sorted(
             e.check_name
             for e in result.get_asset_check_evaluations()
-            if not e.passed and e.check_name in reconciliation_check_names()
+            if not e.passed and e.check_name in registered_check_names()
         )
     )
 

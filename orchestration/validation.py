@@ -11,7 +11,7 @@ so a new source is validated without a change here:
 GX runs the pandas route (stack-probe section 5) in an ephemeral context; it is imported only
 when a batch needs validating. The results are kept as JSON under
 `<home>/validations/<source>/<batch_id>.json`, and every validated batch gets a record
-(gpuledger.core.ledger.write_validation) with its outcome and the UTC span its evidence covers
+(gpuledger.core.validations.write_validation) with its outcome and the UTC span its evidence covers
 (min and max of its timestamps, extended to the extraction time when an interval is still open).
 
 Quarantine is written by the landing writer (extractors.landing.quarantine_batch), the one
@@ -46,7 +46,7 @@ from extractors.landing import (
     quarantine_batch,
     raw_dir,
 )
-from gpuledger.core.ledger import (
+from gpuledger.core.validations import (
     VALIDATION_PASSED,
     VALIDATION_QUARANTINED,
     BatchValidation,

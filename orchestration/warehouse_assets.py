@@ -21,11 +21,12 @@ from dagster import AssetExecutionContext, AssetKey, AssetsDefinition, AssetSpec
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
 from extractors.landing import raw_store_lock
+from gpuledger.core.gate import ALREADY_CLOSED, close_gate
 from gpuledger.core.home import home_lock
-from gpuledger.core.ledger import already_closed_message, existing_close
+from gpuledger.core.ledger import stamp_build
 from gpuledger.core.policy import PolicyError
 from gpuledger.core.warehouse import BUILD_ARGS, build_error, dbt_target, prepare
-from orchestration.outcomes import ALREADY_CLOSED, FAILED, STALE, refusal
+from orchestration.outcomes import FAILED, STALE, refusal
 from orchestration.partitions import period_of
 from orchestration.project import dbt_project, prepare_manifest
 from orchestration.resources import GpuLedgerResource
@@ -83,10 +84,9 @@ def warehouse_assets() -> AssetsDefinition:
         home = gpuledger.home_path()
         with home_lock(home):
             if context.has_partition_key:
-                period = period_of(context.partition_key)
-                prior = existing_close(home, period)
-                if prior is not None:
-                    raise refusal(ALREADY_CLOSED, already_closed_message(period, prior))
+                gate = close_gate(home, period_of(context.partition_key), evaluate=False)
+                if gate.kind == ALREADY_CLOSED:
+                    raise refusal(ALREADY_CLOSED, gate.message)
             if prepare_manifest().stat().st_mtime_ns != built_from:
                 # dagster-dbt cannot map a node it does not know: run again on a fresh load
                 raise refusal(STALE, STALE_MESSAGE)
@@ -98,6 +98,7 @@ def warehouse_assets() -> AssetsDefinition:
                 context.log.info(outcome.summary())
             target = dbt_target(home)
             (target / "run_results.json").unlink(missing_ok=True)
+            stamp_build(home)
             with _home_environment(str(home)), raw_store_lock(home, shared=True):
                 invocation = dbt.cli(
                     list(BUILD_ARGS), context=context, target_path=target, raise_on_error=False

@@ -1,4 +1,4 @@
-"""Load, validate and snapshot a policy directory (DESIGN.md, "Policy directory").
+"""Load, validate and snapshot a policy directory (README "Charging"; policy/demo/README.md).
 
 Every file is checked before dbt sees it: a bad value is reported with file, line and field.
 The validated files are written, normalized (timestamps as UTC `YYYY-MM-DD HH:MM:SS`,
@@ -71,7 +71,8 @@ def _optional_timestamp(value: str) -> str:
     return _timestamp(value) if value else ""
 
 
-def _period(value: str) -> str:
+def parse_period(value: str) -> str:
+    """A period `YYYY-MM` (ValueError naming what is wrong otherwise)."""
     parts = value.split("-")
     if len(parts) != 2 or len(parts[0]) != 4 or not all(p.isdigit() for p in parts):
         raise ValueError(f"{value!r} is not a period YYYY-MM")
@@ -176,7 +177,7 @@ POLICY_FILES: tuple[PolicyFile, ...] = (
     PolicyFile(
         "cost_pools",
         {
-            "period": _period,
+            "period": parse_period,
             "gpu_class": _text,
             "total_cost": _non_negative,
             "fixed_share": _fraction,
@@ -198,7 +199,7 @@ POLICY_FILES: tuple[PolicyFile, ...] = (
     PolicyFile(
         "credits",
         {
-            "period": _period,
+            "period": parse_period,
             "tenant_id": _text,
             "amount": _decimal,
             "reason": _text,
@@ -209,7 +210,7 @@ POLICY_FILES: tuple[PolicyFile, ...] = (
     PolicyFile(
         "overheads",
         {
-            "period": _period,
+            "period": parse_period,
             "overhead_id": _text,
             "amount": _non_negative,
             "currency": _text,
@@ -280,7 +281,6 @@ SETTINGS_CHECKS: dict[str, Check] = {
 
 @dataclass(frozen=True)
 class Policy:
-    source_dir: Path
     files: dict[str, list[dict[str, str]]]
     settings: dict[str, str]
 
@@ -405,4 +405,4 @@ def load_policy(folder: Path) -> Policy:
     if "charging_model" not in settings:
         raise PolicyError(f"{folder / 'settings.csv'}: setting charging_model is required")
     _validate_relations(folder, files)
-    return Policy(source_dir=folder, files=files, settings=settings)
+    return Policy(files=files, settings=settings)

@@ -1,8 +1,8 @@
-"""Build the warehouse: snapshot the policy, then run the dbt project against the home.
+"""The warehouse runner: snapshot the policy, run dbt against a home, read the warehouse.
 
-`gpuledger build` runs the Dagster `provisional_build` job (orchestration/runner.py), whose dbt
-step calls `prepare` and runs BUILD_ARGS; `run_dbt` is for the small refreshes a ledger write
-needs afterwards (the marts that read the ledger).
+A build is the Dagster `provisional_build` job (orchestration), whose dbt step calls `prepare`
+and runs BUILD_ARGS; `run_dbt` is for the small refreshes a ledger write needs afterwards (the
+marts that read the ledger). `connect` and `query` read `warehouse.duckdb`.
 """
 
 from __future__ import annotations
@@ -120,16 +120,6 @@ def build_error(command: str, target: Path, output: str) -> BuildError:
 BUILD_ARGS = ("build", "--exclude-resource-type", "unit_test")
 
 
-def build(home: Path, policy_dir: Path) -> BuildSummary:
-    """`gpuledger build`: the Dagster provisional_build job in process (orchestration)."""
-    from orchestration.runner import FAILED, run_build
-
-    run = run_build(home, policy_dir)
-    if run.kind == FAILED:
-        raise BuildError(run.message)
-    return summarize(dbt_target(home))
-
-
 def connect(home: Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
     path = warehouse_path(home)
     if not path.exists():
@@ -142,3 +132,12 @@ def query(home: Path, sql: str, params: Sequence[object] = ()) -> list[dict[str,
         cursor = con.execute(sql, list(params))
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def has_relation(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:
+    """Whether the warehouse has the table or view `schema.name`."""
+    found = con.execute(
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        [schema, name],
+    ).fetchone()
+    return bool(found and found[0])

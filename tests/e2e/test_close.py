@@ -7,7 +7,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from gpuledger.close import EXIT_ALREADY_CLOSED, EXIT_BLOCKED
+from gpuledger.runs import EXIT_ALREADY_CLOSED, EXIT_BLOCKED
 from tests.conftest import Job, run_cli, sql, write_inventory, write_policy, write_sacct
 
 MARCH = dt.datetime(2026, 3, 1)

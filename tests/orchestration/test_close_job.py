@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from dagster import ExecuteInProcessResult
 
-from gpuledger.core.ledger import existing_close, lines_hash, published_lines
+from gpuledger.core.ledger import current_close, lines_hash, published_lines
 from orchestration.outcomes import ALREADY_CLOSED, OUTCOME_KEY
 from tests.conftest import Job, run_cli, sql
 from tests.orchestration.conftest import (
@@ -158,7 +158,7 @@ def test_late_data_becomes_a_correction_in_the_next_open_period(story: Story, la
         "select period, tenant_id, charge_component, quantity, amount, charge_class, "
         "description, status from marts.fact_chargeback where charge_class = 'Correction'",
     )
-    close_id = existing_close(story.home, "2026-03")["close_id"]
+    close_id = current_close(story.home, "2026-03").close_id
     assert corrections == [
         (
             "2026-04",
@@ -189,7 +189,7 @@ def test_closing_the_next_period_publishes_the_correction_once(
     story: Story, april_closed: ExecuteInProcessResult
 ) -> None:
     assert april_closed.success, step_failures(april_closed)
-    march_close = existing_close(story.home, "2026-03")["close_id"]
+    march_close = current_close(story.home, "2026-03").close_id
     april = sql(
         story.home,
         "select charge_class, amount, corrects_period, corrects_close_id "
@@ -219,7 +219,7 @@ def test_reopen_keeps_the_old_close_and_the_re_close_is_version_two(
     march = run_cli(home, mapped, "reopen", "--period", "2026-03", "--reason", "recount")
     assert march.exit_code == 1 and "already published by close-2026-04-v1-" in march.stderr
 
-    first = existing_close(home, "2026-04")["close_id"]
+    first = current_close(home, "2026-04").close_id
     reopened = run_cli(
         home,
         mapped,
@@ -233,7 +233,7 @@ def test_reopen_keeps_the_old_close_and_the_re_close_is_version_two(
     )
     assert reopened.exit_code == 0, reopened.stderr
     assert "reopened" in reopened.stdout and "version 2" in reopened.stdout
-    assert existing_close(home, "2026-04") is None
+    assert current_close(home, "2026-04") is None
     assert sql(
         home, "select distinct status from marts.fact_chargeback where period = '2026-04'"
     ) == [("provisional",)]
@@ -242,17 +242,17 @@ def test_reopen_keeps_the_old_close_and_the_re_close_is_version_two(
 
     reclosed = execute("monthly_close", home, mapped, "2026-04-01", close_config("ops"))
     assert reclosed.success, step_failures(reclosed)
-    second = existing_close(home, "2026-04")
-    assert second["close_version"] == 2 and second["close_id"] != first
+    second = current_close(home, "2026-04")
+    assert second.close_version == 2 and second.close_id != first
     # version 1 stays in the ledger, line for line; the mart serves version 2
     assert sql(
         home,
         "select close_id, count(*), sum(amount) from ledger.chargeback_lines "
         "where period = '2026-04' group by close_id order by close_id",
-    ) == sorted([(first, 2, Decimal("100.00")), (second["close_id"], 2, Decimal("100.00"))])
+    ) == sorted([(first, 2, Decimal("100.00")), (second.close_id, 2, Decimal("100.00"))])
     assert sql(
         home, "select distinct close_id from marts.fact_chargeback where period = '2026-04'"
-    ) == [(second["close_id"],)]
+    ) == [(second.close_id,)]
     assert sql(home, "select reason, requested_by from ledger.reopens") == [
         ("late CMDB fix", "ops")
     ]

@@ -2,7 +2,8 @@
     price, when a rate changed within the period). A closed period's rows come from the
     append-only published ledger, unchanged; an open period's rows are provisional: its charge
     lines plus the Correction lines that late evidence for an earlier closed period produced
-    (int_correction_lines). A reopened period is open again until its next close. -#}
+    (int_correction_lines, which name the period and close they correct). A reopened period is
+    open again until its next close. -#}
 with
 
 provisional as (
@@ -21,13 +22,18 @@ published as (
     select * from {{ ref('stg_ledger__chargeback_lines') }}
 ),
 
-{%- set line_columns = gpuledger.charge_line_columns() %}
+{%- set line_columns = gpuledger.charge_line_columns(publication=false) %}
 
 open_lines as (
-    {%- for lines in ['provisional', 'corrections'] %}
-    select {{ line_columns | join(', ') }} from {{ lines }}
-    {% if not loop.last %}union all{% endif %}
-    {%- endfor %}
+    select
+        provisional.*,
+        cast(null as {{ dbt.type_string() }}) as corrects_period,
+        cast(null as {{ dbt.type_string() }}) as corrects_close_id
+    from provisional
+    union all
+    select
+        {{ line_columns | join(', ') }}
+    from corrections
 ),
 
 provisional_lines as (
@@ -48,7 +54,7 @@ closed_lines as (
 
 final as (
     {%- for lines in ['provisional_lines', 'closed_lines'] %}
-    select {{ line_columns | join(', ') }}, status, close_id from {{ lines }}
+    select {{ gpuledger.charge_line_columns() | join(', ') }} from {{ lines }}
     {% if not loop.last %}union all{% endif %}
     {%- endfor %}
 )

@@ -6,11 +6,7 @@ source as (
 
 final as (
     select
-        {{ gpuledger.charge_line_columns() | join(',\n        ') }},
-        corrects_period,
-        corrects_close_id,
-        status,
-        close_id
+        {{ gpuledger.charge_line_columns() | join(',\n        ') }}
     from source
 )
 

@@ -1,0 +1,43 @@
+"""What the CLI (and the demo) print about a landing and a close."""
+
+from __future__ import annotations
+
+from extractors.landing import LandingReport
+from gpuledger.runs import CloseOutcome
+
+QUARANTINE_LINES_SHOWN = 20
+
+
+def landing_lines(report: LandingReport) -> list[str]:
+    """A landing's summary and its first quarantined records (file:line, field, reason)."""
+    lines = [report.summary()]
+    for rejected in report.rejected[:QUARANTINE_LINES_SHOWN]:
+        where = f"{report.file}:{rejected.line}"
+        lines.append(f"  quarantined {where}: field {rejected.field}: {rejected.reason}")
+    hidden = len(report.rejected) - QUARANTINE_LINES_SHOWN
+    if hidden > 0:
+        lines.append(f"  ... and {hidden} more (all kept in quarantine)")
+    return lines
+
+
+def check_lines(outcome: CloseOutcome) -> list[str]:
+    """The reconciliation checks of a period, each blocking failure with its detail."""
+    if not outcome.checks:
+        return []
+    lines = [f"reconciliation checks for {outcome.period}:"]
+    for check in outcome.checks:
+        marker = "BLOCKS" if check.blocks else ""
+        limit = "" if check.limit_value is None else f" (limit {check.limit_value})"
+        observed = "-" if check.observed_value is None else str(check.observed_value)
+        lines.append(
+            f"  {check.status.upper():<15} {check.check_name:<38} {observed} {check.unit}"
+            f"{limit} {marker}".rstrip()
+        )
+        if check.blocks:
+            lines.append(f"      {check.detail}")
+    return lines
+
+
+def close_lines(outcome: CloseOutcome) -> list[str]:
+    """The reconciliation checks of a close and its outcome."""
+    return [*check_lines(outcome), outcome.message]
