@@ -14,9 +14,6 @@ from the one column list in schema.py) and every close also writes
 """
 
 from gpuledger.core.ledger.closes import (
-    Close,
-    LedgerError,
-    Reopen,
     current_close,
     ledger_version,
     lines_hash,
@@ -26,6 +23,7 @@ from gpuledger.core.ledger.closes import (
     reopen,
     stamp_build,
 )
+from gpuledger.core.ledger.records import Close, LedgerError, Reopen
 
 __all__ = [
     "Close",

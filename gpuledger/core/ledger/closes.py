@@ -11,7 +11,6 @@ import datetime as dt
 import hashlib
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
@@ -21,35 +20,9 @@ import yaml
 from gpuledger.core.checks import CheckResult
 from gpuledger.core.home import PROJECT_DIR
 from gpuledger.core.ledger.evidence import write_close_evidence
+from gpuledger.core.ledger.records import Close, LedgerError, Reopen
 from gpuledger.core.ledger.schema import line_columns
 from gpuledger.core.warehouse import connect, dbt_target, has_relation, run_dbt
-
-
-class LedgerError(RuntimeError):
-    """The ledger refuses the operation; the message says why and what to do instead."""
-
-
-@dataclass(frozen=True)
-class Close:
-    close_id: str
-    period: str
-    close_version: int
-    closed_at: dt.datetime
-    approver: str
-    line_count: int
-    total_amount: Decimal
-    lines_sha256: str
-    input_manifest_hash: str
-
-
-@dataclass(frozen=True)
-class Reopen:
-    reopen_id: str
-    period: str
-    close_id: str
-    close_version: int
-    reopened_at: dt.datetime
-    reason: str
 
 
 def _now() -> dt.datetime:

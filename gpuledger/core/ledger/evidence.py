@@ -7,15 +7,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gpuledger.core.checks import CheckResult
-
-if TYPE_CHECKING:
-    from gpuledger.core.ledger.closes import Close
+from gpuledger.core.ledger.records import Close
 
 
 def write_close_evidence(
