@@ -23,7 +23,8 @@ from extractors.requests.client import ingest_file as ingest_requests
 from extractors.slurm.client import ingest_file as ingest_slurm
 from extractors.vgpu.client import ingest_file as ingest_vgpu
 from gpuledger.close import CloseOutcome, close_period
-from gpuledger.demo_data import K8S_CLUSTER, DemoFiles, generate
+from gpuledger.demo.constants import K8S_CLUSTER
+from gpuledger.demo.files import DemoFiles, generate
 from gpuledger.report import render_report
 
 QUARANTINE_LINES_SHOWN = 20
