@@ -17,7 +17,8 @@ from gpuledger.demo import constants
 from tests.demo.evidence import POLICY, owners, policy_rows
 
 POLICY_FILES = sorted(POLICY.glob("*.csv"))
-DATE = r"(?<![\w-])\d{4}-\d{2}-\d{2}(?!\d)"  # not inside a name such as adj-2026-10-001
+# A date, maybe with its time, but not inside a name such as adj-2026-10-001.
+INSTANT = re.compile(r"(?<![\w-])\d{4}-\d{2}-\d{2}(?!\d)(?:T\d{2}:\d{2}:\d{2}Z| \d{2}:\d{2} UTC)?")
 
 
 def instant(text: str) -> dt.datetime:
@@ -26,11 +27,17 @@ def instant(text: str) -> dt.datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
 
 
-def named_instants(path: Path) -> set[dt.datetime]:
-    """Every cell of the policy file that is a date or an instant."""
+def named_instants(text: str) -> set[dt.datetime]:
+    """Every date or instant `text` names."""
+    return {instant(found) for found in INSTANT.findall(text)}
+
+
+def policy_instants(path: Path) -> set[dt.datetime]:
+    """Every date or instant the cells of a policy file name."""
     with path.open(newline="", encoding="utf-8") as handle:
-        cells = [cell for row in csv.reader(handle) for cell in row]
-    return {instant(cell) for cell in cells if re.match(DATE, cell)}
+        return {
+            found for row in csv.reader(handle) for cell in row for found in named_instants(cell)
+        }
 
 
 def constant_instants() -> set[dt.datetime]:
@@ -51,7 +58,7 @@ def test_constants_list_only_policy_files_that_exist() -> None:
 
 @pytest.mark.parametrize("path", POLICY_FILES, ids=lambda path: path.name)
 def test_a_policy_file_names_the_instants_the_constants_list_for_it(path: Path) -> None:
-    assert named_instants(path) == set(constants.POLICY_INSTANTS.get(path.name, ()))
+    assert policy_instants(path) == set(constants.POLICY_INSTANTS.get(path.name, ()))
 
 
 def test_nlp_shared_changes_owner_at_the_handover() -> None:
@@ -100,7 +107,6 @@ def test_the_policy_owns_the_uuid_vms_and_not_the_domain_id_one() -> None:
 
 
 def test_every_date_the_policy_readme_names_is_a_constant() -> None:
-    text = (POLICY / "README.md").read_text(encoding="utf-8")
-    named = re.findall(rf"{DATE}(?:T\d{{2}}:\d{{2}}:\d{{2}}Z| \d{{2}}:\d{{2}} UTC)?", text)
+    named = named_instants((POLICY / "README.md").read_text(encoding="utf-8"))
     assert len(named) >= 4
-    assert {instant(text) for text in named} <= constant_instants()
+    assert named <= constant_instants()
