@@ -1,6 +1,6 @@
 """The demo fleet and the demo month's instants, which policy/demo/*.csv agrees with.
 
-Every instant is written as it falls in the demo month, 2026-10, the month the demo policy
+Every instant is written as it falls for the demo month, 2026-10, the month the demo policy
 prices; tests/demo/test_constants_agree_with_policy.py holds this module and the policy
 files to each other. Naive datetimes elsewhere in the generator are UTC.
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuledger.demo.common import file_text, write_file
-from gpuledger.demo.constants import VGPU_HOST, make_window
+from gpuledger.demo.constants import DEMO_PERIOD, VGPU_HOST, make_window
 from gpuledger.demo.inventory import (
     inventory_csv,
     inventory_rows,
@@ -52,7 +52,7 @@ class DemoFiles:
         )
 
 
-def generate(out_dir: Path, period: str = "2026-10", seed: int = 7) -> DemoFiles:
+def generate(out_dir: Path, period: str = DEMO_PERIOD, seed: int = 7) -> DemoFiles:
     """Write every source's files for `period` into `out_dir` (see the package doc)."""
     window = make_window(period)
     fleet = make_fleet(window)
