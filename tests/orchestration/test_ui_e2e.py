@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuledger.demo_data import generate
+from gpuledger.demo import generate
 from tests.conftest import REPO, run_cli, sql
 
 LOCATION = "orchestration.definitions"

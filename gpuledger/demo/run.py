@@ -22,7 +22,8 @@ from extractors.prometheus.client import ingest_file as ingest_prometheus
 from extractors.requests.client import ingest_file as ingest_requests
 from extractors.slurm.client import ingest_file as ingest_slurm
 from extractors.vgpu.client import ingest_file as ingest_vgpu
-from gpuledger.demo_data import K8S_CLUSTER, DemoFiles, generate
+from gpuledger.demo.constants import K8S_CLUSTER
+from gpuledger.demo.files import DemoFiles, generate
 from gpuledger.output import close_lines, landing_lines
 from gpuledger.report import render_report
 from gpuledger.runs import close_period
