@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from extractors.expectations import failing_rows
 from extractors.records import ParseResult, Rejected, arrow_schema, to_table
 
 BATCHES_TABLE = "batches"
@@ -198,20 +200,28 @@ def land(
                 already_landed=True,
             )
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        undeclared = sorted(set(result.tables) - set(row_types))
+        if undeclared:
+            raise KeyError(f"parser produced rows for undeclared raw tables {undeclared}")
+        tables = {name: to_table(row_types[name], rows) for name, rows in result.tables.items()}
+        held_back = _held_back(source, tables, row_types)
         rows_by_table: dict[str, int] = {}
-        for table, rows in result.tables.items():
-            if table not in row_types:
-                raise KeyError(f"parser produced rows for undeclared raw table {table!r}")
-            folder = raw_dir(home) / table
-            landed = to_table(row_types[table], rows).append_column(
-                "batch_id", pa.array([batch_id] * len(rows), pa.string())
+        held_lines = pa.array(sorted(held_back), pa.int64())
+        for name, table in tables.items():
+            landed = table.filter(pc.invert(pc.is_in(table["source_line"], held_lines)))
+            landed = landed.append_column(
+                "batch_id", pa.array([batch_id] * landed.num_rows, pa.string())
             )
-            write_parquet_atomic(landed, folder / f"{batch_id}.parquet")
-            rows_by_table[table] = len(rows)
-        quarantined_lines = {r.line for r in result.rejected}
+            write_parquet_atomic(landed, raw_dir(home) / name / f"{batch_id}.parquet")
+            rows_by_table[name] = landed.num_rows
+        rejected = [
+            *result.rejected,
+            *(held_back[line] for line in sorted(held_back)),
+        ]
+        quarantined_lines = {r.line for r in rejected}
         quarantine = [
             QuarantineRow(batch_id, source, file, r.line, r.field, r.reason, r.raw, now)
-            for r in result.rejected
+            for r in rejected
         ]
         if quarantine:
             write_parquet_atomic(
@@ -243,8 +253,39 @@ def land(
         records_quarantined=manifest.records_quarantined,
         rows_by_table=rows_by_table,
         already_landed=False,
-        rejected=tuple(result.rejected),
+        rejected=tuple(rejected),
     )
+
+
+def _held_back(
+    source: str, tables: Mapping[str, pa.Table], row_types: Mapping[str, type]
+) -> dict[int, Rejected]:
+    """The records (source lines) of a parsed batch that must not land, each with its first
+    reason: every row that breaks its table's expectation suite, and the rows that depend on
+    one (a job's steps go with the job: `QUARANTINED_WITH` in the source's records module)."""
+    held: dict[int, Rejected] = {}
+    for name, table in tables.items():
+        for failure in failing_rows(name, table, row_types[name]):
+            line = table["source_line"][failure.index].as_py()
+            row = table.slice(failure.index, 1).to_pylist()[0]
+            raw = json.dumps(row, default=str)
+            held.setdefault(line, Rejected(line, failure.field, failure.reason, raw))
+    records = importlib.import_module(f"extractors.{source}.records")
+    for dependent, (parent, keys) in getattr(records, "QUARANTINED_WITH", {}).items():
+        if dependent not in tables or parent not in tables or not held:
+            continue
+        parents = tables[parent].filter(
+            pc.is_in(tables[parent]["source_line"], pa.array(sorted(held), pa.int64()))
+        )
+        failed_keys = {tuple(row[k] for k in keys) for row in parents.select(keys).to_pylist()}
+        children = tables[dependent]
+        for index, row in enumerate(children.select([*keys, "source_line"]).to_pylist()):
+            key = tuple(row[k] for k in keys)
+            if key in failed_keys and row["source_line"] not in held:
+                raw = json.dumps(children.slice(index, 1).to_pylist()[0], default=str)
+                reason = f"{dependent}: its {parent} record {'/'.join(map(str, key))} failed"
+                held[row["source_line"]] = Rejected(row["source_line"], ",".join(keys), reason, raw)
+    return held
 
 
 def quarantine_batch(

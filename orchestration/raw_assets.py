@@ -4,9 +4,9 @@ The asset key of raw table T of source S is [S, T], which is dagster-dbt's key f
 `source('S', 'T')`, so the staging models hang off the extractor that lands their evidence.
 A daily partition lands the files dropped in `<home>/inbox/S/` that day (orchestration/inbox.py)
 and runs the Great Expectations suites on the new batches; the suite result of each table is
-the asset check `raw_batch_expectations` (severity WARN: a failing batch is already
-quarantined, the warehouse never reads it). Files the source cannot read fail the step after
-the good ones are landed.
+the asset check `raw_batch_expectations` (severity WARN: it fails when a record was held back
+at landing, or a landed batch failed in GX; the warehouse never reads either). Files the
+source cannot read fail the step after the good ones are landed.
 """
 
 from collections.abc import Iterator, Mapping
@@ -69,6 +69,12 @@ def _extractor_assets(source: str, tables: Mapping[str, type]) -> AssetsDefiniti
             quarantined = [
                 f"{v.batch_id}: {'; '.join(s.failures)}" for v, s in suites if not s.success
             ]
+            held_back = [
+                f"{r.file}:{q.line}: {q.reason}"
+                for r in outcome.landed
+                for q in r.rejected
+                if q.reason.startswith(f"{table}: ")
+            ]
             yield MaterializeResult(
                 asset_key=key,
                 metadata={
@@ -82,10 +88,11 @@ def _extractor_assets(source: str, tables: Mapping[str, type]) -> AssetsDefiniti
                     AssetCheckResult(
                         asset_key=key,
                         check_name=EXPECTATIONS_CHECK,
-                        passed=not quarantined,
+                        passed=not quarantined and not held_back,
                         severity=AssetCheckSeverity.WARN,
                         metadata={
                             "batches validated": len(suites),
+                            "records held back at landing": held_back[:50],
                             "batches quarantined": quarantined,
                             "results": [v.results_path for v, _ in suites],
                         },

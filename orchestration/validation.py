@@ -1,37 +1,27 @@
-"""Great Expectations suites on landed raw batches; a batch whose suite fails is quarantined.
+"""Great Expectations runs the expectation suite of each raw table on every landed batch.
 
-One suite per raw table, derived from the table's record type (extractors/<source>/records.py),
-so a new source is validated without a change here:
-- keys present: every field the record declares non-optional is not null;
-- values in range: counts, durations, sizes, tokens, energy and power are >= 0 (by the unit
-  suffix of the column name), `_percent` columns lie in 0..100 and `_ratio` columns in 0..1;
-- timestamps ordered: `end >= start` for each pair of timestamp columns named alike
-  (start/end, started/finished, started/ended, from/to, creation/deletion), where both are set.
-
-GX runs the pandas route (stack-probe section 5) in an ephemeral context; it is imported only
-when a batch needs validating. The results are kept as JSON under
+The suites (extractors.expectations, derived from the record types) already held back, at
+landing, every record that breaks them (extractors.landing), so what landed should meet
+them: GX confirms it independently, per batch and table, as the Dagster asset check of each
+raw table. GX runs the pandas route (stack-probe section 5) in an ephemeral context, imported
+only when a batch has rows to validate. The results are kept as JSON under
 `<home>/validations/<source>/<batch_id>.json`, and every validated batch gets a record
-(gpuledger.core.validations.write_validation) with its outcome and the UTC span its evidence covers
-(min and max of its timestamps, extended to the extraction time when an interval is still open).
+(gpuledger.core.validations) with its outcome and the UTC span its evidence covers (min and
+max of its timestamps, extended to the extraction time when an interval is still open).
 
-Quarantine is written by the landing writer (extractors.landing.quarantine_batch), the one
-writer of the raw store: the batch's raw table files move to
-`<home>/quarantine/validation/<batch_id>/`, every record of it is written to the raw
-quarantine table with the expectation it failed (or "batch quarantined" for records that
-passed in a failing batch), and its manifest is rewritten with 0 records landed, so staging
-never reads the batch and landing the same content again stays a no-op.
+Should GX still find a landed row that breaks its suite, the two evaluations disagree and the
+whole batch is taken out (extractors.landing.quarantine_batch: its records go to quarantine,
+its manifest says 0 landed), so no doubtful evidence reaches a charge.
 
 The caller holds the home lock (gpuledger.core.home.home_lock) around every function here.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import functools
 import json
 import os
-import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +29,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from extractors.expectations import Expectation, ordered_pairs, record_fields, suite_for
 from extractors.landing import (
     BATCHES_TABLE,
     BatchRow,
@@ -58,99 +49,26 @@ from gpuledger.core.validations import (
 from orchestration.sources import source_tables
 
 EXPECTATIONS_CHECK = "raw_batch_expectations"
-NON_NEGATIVE_SUFFIXES = ("_seconds", "_minutes", "_bytes", "_count", "_tokens", "_mw", "_mj")
-NON_NEGATIVE_NAMES = frozenset({"quantity", "capacity", "allocatable", "hard", "used"})
-ORDERED_WORDS = (
-    ("start", "end"),
-    ("started", "finished"),
-    ("started", "ended"),
-    ("from", "to"),
-    ("creation", "deletion"),
-)
 
 
-@dataclass(frozen=True)
-class Expectation:
-    """One expectation of a suite, as plain data (GX objects are built only to run it)."""
+def to_gx(expectation: Expectation) -> Any:
+    """The Great Expectations expectation of one suite entry."""
+    import great_expectations.expectations as gxe
 
-    kind: str  # not_null | between | ordered
-    columns: tuple[str, ...]
-    min_value: float | None = None
-    max_value: float | None = None
-
-    def describe(self) -> str:
-        if self.kind == "not_null":
-            return f"{self.columns[0]} is present"
-        if self.kind == "ordered":
-            return f"{self.columns[1]} >= {self.columns[0]}"
-        upper = "" if self.max_value is None else f" and <= {self.max_value:g}"
-        return f"{self.columns[0]} >= {self.min_value:g}{upper}"
-
-    def to_gx(self) -> Any:
-        import great_expectations.expectations as gxe
-
-        if self.kind == "not_null":
-            return gxe.ExpectColumnValuesToNotBeNull(column=self.columns[0])
-        if self.kind == "ordered":
-            return gxe.ExpectColumnPairValuesAToBeGreaterThanB(
-                column_A=self.columns[1],
-                column_B=self.columns[0],
-                or_equal=True,
-                ignore_row_if="either_value_is_missing",
-            )
-        return gxe.ExpectColumnValuesToBeBetween(
-            column=self.columns[0], min_value=self.min_value, max_value=self.max_value
+    if expectation.kind == "not_null":
+        return gxe.ExpectColumnValuesToNotBeNull(column=expectation.columns[0])
+    if expectation.kind == "ordered":
+        return gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A=expectation.columns[1],
+            column_B=expectation.columns[0],
+            or_equal=True,
+            ignore_row_if="either_value_is_missing",
         )
-
-
-@dataclass(frozen=True)
-class _Field:
-    name: str
-    base: object
-    optional: bool
-
-
-def _fields(record_type: type) -> list[_Field]:
-    hints = typing.get_type_hints(record_type)
-    fields = []
-    for field in dataclasses.fields(record_type):
-        args = typing.get_args(hints[field.name])
-        optional = type(None) in args
-        base = next((a for a in args if a is not type(None)), hints[field.name])
-        fields.append(_Field(field.name, base, optional))
-    return fields
-
-
-def _ordered_pairs(record_type: type) -> list[tuple[str, str]]:
-    """(start column, end column) pairs among the record's timestamp columns."""
-    stamps = {f.name for f in _fields(record_type) if f.base is dt.datetime}
-    pairs = []
-    for name in sorted(stamps):
-        words = name.split("_")
-        for first, second in ORDERED_WORDS:
-            if first in words:
-                other = "_".join(second if w == first else w for w in words)
-                if other in stamps:
-                    pairs.append((name, other))
-    return pairs
-
-
-def suite_for(record_type: type) -> tuple[Expectation, ...]:
-    """The expectation suite of a raw table, derived from its record type."""
-    expectations = [
-        Expectation("not_null", (f.name,)) for f in _fields(record_type) if not f.optional
-    ]
-    for f in _fields(record_type):
-        if f.base not in (int, float):
-            continue
-        if f.name.endswith("_percent"):
-            expectations.append(Expectation("between", (f.name,), 0, 100))
-        elif f.name.endswith("_ratio"):
-            expectations.append(Expectation("between", (f.name,), 0, 1))
-        elif f.name.endswith(NON_NEGATIVE_SUFFIXES) or f.name in NON_NEGATIVE_NAMES:
-            expectations.append(Expectation("between", (f.name,), 0))
-    expectations.extend(Expectation("ordered", pair) for pair in _ordered_pairs(record_type))
-    return tuple(expectations)
+    return gxe.ExpectColumnValuesToBeBetween(
+        column=expectation.columns[0],
+        min_value=expectation.min_value,
+        max_value=expectation.max_value,
+    )
 
 
 @dataclass(frozen=True)
@@ -212,13 +130,13 @@ def _evidence_span(
     for table, frame in frames.items():
         if frame.empty:
             continue
-        stamps = [f.name for f in _fields(tables[table]) if f.base is dt.datetime]
+        stamps = [f.name for f in record_fields(tables[table]) if f.base is dt.datetime]
         for column in stamps:
             values = frame[column].dropna()
             if not values.empty:
                 lows.append(values.min().to_pydatetime())
                 highs.append(values.max().to_pydatetime())
-        for start, end in _ordered_pairs(tables[table]):
+        for start, end in ordered_pairs(tables[table]):
             if (frame[start].notna() & frame[end].isna()).any():
                 highs.append(extracted_at)
     if not lows:
@@ -239,7 +157,7 @@ def _run_suites(
         batch = source.add_dataframe_asset(table).add_batch_definition_whole_dataframe("batch")
         suite = context.suites.add(
             gx.ExpectationSuite(
-                name=f"{batch_id}/{table}", expectations=[e.to_gx() for e in expectations]
+                name=f"{batch_id}/{table}", expectations=[to_gx(e) for e in expectations]
             )
         )
         definition = context.validation_definitions.add(

@@ -19,6 +19,7 @@ from gpuledger.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
+REAL_SLURM = FIXTURES / "real" / "slurm"
 
 POLICY_HEADERS = {
     "tenants": "tenant_id,tenant_name,department,cost_center",

@@ -56,3 +56,7 @@ class SlurmJob:
 
 
 RAW_TABLES: dict[str, type] = {JOBS_TABLE: SlurmJob, STEPS_TABLE: SlurmJob}
+# a step is quarantined with its job: table -> (parent table, key columns), read by the landing
+QUARANTINED_WITH: dict[str, tuple[str, tuple[str, ...]]] = {
+    STEPS_TABLE: (JOBS_TABLE, ("cluster", "job_id"))
+}

@@ -1,4 +1,5 @@
-"""Great Expectations suites on landed raw batches: a failing suite quarantines the batch."""
+"""Expectation suites: a record that breaks its suite is quarantined at landing (with its
+steps), never its neighbours; Great Expectations confirms what landed."""
 
 from __future__ import annotations
 
@@ -76,34 +77,32 @@ def inbox_run(
     return home, policy, execute("land_inbox", home, policy, "2026-03-25")
 
 
-def test_a_failing_suite_quarantines_the_batch(
+def test_a_record_that_breaks_its_suite_is_quarantined_not_its_batch(
     inbox_run: tuple[Path, Path, ExecuteInProcessResult],
 ) -> None:
     home, policy, result = inbox_run
-    assert _check(result, "slurm_jobs") is False  # the backwards job
+    assert _check(result, "slurm_jobs") is False  # the backwards job was held back
     manifests = [pq.read_table(p).to_pylist()[0] for p in batch_files(home / "raw" / "batches")]
     bad = next(m for m in manifests if m["file"].endswith("bad.txt"))
     good = next(m for m in manifests if m["file"].endswith("good.txt"))
-    assert (bad["records_read"], bad["records_landed"]) == (2, 0)
-    assert bad["records_quarantined"] == 2 and good["records_landed"] == 1
-    # the batch's raw rows left the raw tables; a copy is kept beside the quarantine
-    assert not (home / "raw" / "slurm_jobs" / f"{bad['batch_id']}.parquet").exists()
-    kept = home / "quarantine" / "validation" / bad["batch_id"] / "slurm_jobs.parquet"
-    assert pq.read_table(kept).num_rows == 2
-    rows = pq.read_table(
-        home / "raw" / "quarantine" / f"{bad['batch_id']}-validation.parquet"
-    ).to_pylist()
-    reasons = {(r["line"], r["field"]): r["reason"] for r in rows}
-    assert reasons[(2, "start_at,end_at")] == "slurm_jobs: expectation end_at >= start_at failed"
-    assert reasons[(1, "batch")].startswith("batch quarantined: slurm_jobs: end_at >= start_at")
+    assert (bad["records_read"], bad["records_landed"], bad["records_quarantined"]) == (2, 1, 1)
+    assert good["records_landed"] == 1
+    # the good neighbour landed; the backwards job is in quarantine with its expectation
+    landed = pq.read_table(home / "raw" / "slurm_jobs" / f"{bad['batch_id']}.parquet")
+    assert landed.column("job_id").to_pylist() == ["10"]
+    rows = pq.read_table(home / "raw" / "quarantine" / f"{bad['batch_id']}.parquet").to_pylist()
+    assert [(r["line"], r["field"], r["reason"]) for r in rows] == [
+        (2, "start_at,end_at", "slurm_jobs: expectation end_at >= start_at failed")
+    ]
+    # Great Expectations confirms what landed meets the suite
     results = json.loads((home / "validations" / "slurm" / f"{bad['batch_id']}.json").read_text())
-    assert results["outcome"] == "quarantined"
-    assert results["suites"]["slurm_jobs"]["success"] is False
-    # landing the same content again is still a no-op: the batch stays quarantined
+    assert results["outcome"] == "passed"
+    assert results["suites"]["slurm_jobs"]["success"] is True
+    # landing the same content again is still a no-op
     again = run_cli(
         home, policy, "ingest", "slurm", "--file", str(home / "inbox/.landed/slurm/bad.txt")
     )
-    assert "already landed" in again.stdout and "landed 0, quarantined 2" in again.stdout
+    assert "already landed" in again.stdout and "landed 1, quarantined 1" in again.stdout
 
 
 def test_inbox_files_are_moved_and_unreadable_ones_fail_the_step(
@@ -122,16 +121,19 @@ def test_inbox_files_are_moved_and_unreadable_ones_fail_the_step(
     assert result.asset_materializations_for_node("land_slurm")
 
 
-def test_the_build_reads_only_batches_that_met_their_suites(
+def test_the_build_reads_only_records_that_met_their_suites(
     inbox_run: tuple[Path, Path, ExecuteInProcessResult],
 ) -> None:
     home, policy, _ = inbox_run
-    # a batch landed with the plain CLI is validated by the next build, before dbt reads it
+    # a file whose only record breaks its suite lands nothing: the ingest says so, exit 1
     cli_file = home.parent / "cli.txt"
     cli_file.write_text(
         _backwards_line().replace("|11|11|", "|12|12|").replace("job11", "job12") + "\n"
     )
-    assert run_cli(home, policy, "ingest", "slurm", "--file", str(cli_file)).exit_code == 0
+    ingested = run_cli(home, policy, "ingest", "slurm", "--file", str(cli_file))
+    assert ingested.exit_code == 1
+    assert "read 1, landed 0, quarantined 1" in ingested.stdout
+    assert "landed no record" in ingested.stderr
     built = run_cli(home, policy, "build")
     assert built.exit_code == 0, built.stderr
     assert sql(home, "select job_id from staging.stg_slurm__jobs order by 1") == [("10",)]
@@ -140,9 +142,9 @@ def test_the_build_reads_only_batches_that_met_their_suites(
         "select validation_outcome, count(*) from staging.stg_ledger__batch_validations "
         "group by 1 order by 1",
     )
-    assert outcomes == [("passed", 2), ("quarantined", 2)]  # inventory+good; bad+cli
+    assert outcomes == [("passed", 4)]  # inventory, good, bad and cli: what landed is sound
     assert sql(
         home,
         "select observed_value from marts.fact_reconciliation "
         "where check_name = 'quarantined_records' and period = '2026-03'",
-    ) == [(Decimal(3),)]
+    ) == [(Decimal(2),)]
