@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from extractors import crashpoints
 from extractors.expectations import failing_rows
 from extractors.records import ParseResult, Rejected, arrow_schema, to_table
 
@@ -241,6 +242,7 @@ def land(
             records_quarantined=len(quarantined_lines),
             rows_written=sum(rows_by_table.values()),
         )
+        crashpoints.reached("ingest:before-manifest")
         write_parquet_atomic(
             to_table(BatchRow, [manifest]), raw_dir(home) / BATCHES_TABLE / f"{batch_id}.parquet"
         )
@@ -335,6 +337,31 @@ def quarantine_batch(
         )
         for table in tables:
             (raw_dir(home) / table / f"{batch.batch_id}.parquet").unlink(missing_ok=True)
+
+
+def sweep_interrupted(home: Path) -> list[str]:
+    """Move what an interrupted writer left in the raw store (temporary files, and table files
+    of a batch whose manifest was never written) to `<home>/quarantine/interrupted/`, and say
+    what moved. Under the raw store's lock no writer is active, so all of it is orphaned."""
+    with raw_store_lock(home):
+        root = raw_dir(home)
+        if not root.exists():
+            return []
+        manifested = {p.stem for p in (root / BATCHES_TABLE).glob("*.parquet")}
+        orphans = [p for p in root.rglob("*.tmp") if p.is_file()]
+        for folder in (f for f in root.iterdir() if f.is_dir() and f.name != BATCHES_TABLE):
+            orphans.extend(p for p in batch_files(folder) if p.stem.split("-")[0] not in manifested)
+        if not orphans:
+            return []
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
+        target = home / "quarantine" / "interrupted" / stamp
+        moved = []
+        for path in sorted(orphans):
+            destination = target / path.relative_to(root)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            path.replace(destination)
+            moved.append(f"{path.relative_to(home)} -> {destination.relative_to(home)}")
+        return moved
 
 
 def batch_manifest(home: Path) -> list[BatchRow]:

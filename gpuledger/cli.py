@@ -15,6 +15,7 @@ from pathlib import Path
 from extractors.commands import source_commands
 from extractors.filebatch import SourceFileError
 from extractors.inventory.parse import InventoryFormatError
+from extractors.landing import sweep_interrupted
 from gpuledger.core.home import home_lock, resolve_home, resolve_policy
 from gpuledger.core.ledger import LedgerError
 from gpuledger.core.policy import PolicyError, parse_period
@@ -148,9 +149,16 @@ def _demo(home: Path, policy: Path, args: argparse.Namespace) -> int:
     return run_demo(home, policy, args.period, args.seed)
 
 
+def _sweep(home: Path) -> None:
+    for moved in sweep_interrupted(home):
+        print(f"swept a file an interrupted ingest left behind: {moved}", file=sys.stderr)
+
+
 def _run(args: argparse.Namespace) -> int:
     home = resolve_home(args.home)
     policy = resolve_policy(args.policy)
+    if args.command in ("ingest", "build", "close"):
+        _sweep(home)
     if args.command == "ingest":
         return _ingest(home, args)
     if args.command == "build":

@@ -19,6 +19,7 @@ from dagster import (
     multi_asset_check,
 )
 
+from extractors import crashpoints
 from gpuledger.core.checks import registered_check_names
 from gpuledger.core.gate import CheckOutcome, evaluate_checks
 from gpuledger.core.home import home_lock
@@ -68,6 +69,7 @@ def reconciliation_checks() -> AssetChecksDefinition:
         home = gpuledger.home_path()
         with home_lock(home):
             decision = evaluate_checks(home, period)
+            crashpoints.reached("close:checks")
         outcomes = {o.check_name: o for o in decision.outcomes}
         for name in names:
             outcome = outcomes.get(name)

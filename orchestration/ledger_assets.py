@@ -9,9 +9,9 @@ fact_chargeback+`, outside dagster-dbt: those assets are not re-reported).
 
 from dagster import AssetExecutionContext, Config, MaterializeResult, asset
 
-from gpuledger.core.gate import READY, close_gate
+from gpuledger.core.gate import READY, UNFINISHED, close_gate, evaluate_checks
 from gpuledger.core.home import home_lock
-from gpuledger.core.ledger import publish, refresh_ledger_marts
+from gpuledger.core.ledger import finish_publication, publish
 from orchestration.outcomes import refusal
 from orchestration.partitions import MONTHLY, period_of
 from orchestration.resources import GpuLedgerResource
@@ -39,10 +39,15 @@ def published_period(
     home = gpuledger.home_path()
     with home_lock(home):
         gate = close_gate(home, period)
-        if gate.kind != READY:
+        if gate.kind == UNFINISHED:
+            close = gate.close
+            finish_publication(home, close, evaluate_checks(home, period).checks)
+            context.log.info(f"finished the publication of {close.close_id}, begun earlier")
+        elif gate.kind == READY:
+            close = publish(home, period, config.approver)
+            finish_publication(home, close, gate.checks)
+        else:
             raise refusal(gate.kind, gate.message)
-        close = publish(home, period, config.approver, gate.checks)
-        refresh_ledger_marts(home)
     context.log.info(f"period {period} closed and published as {close.close_id}")
     return MaterializeResult(
         metadata={

@@ -20,7 +20,8 @@ from typing import Any
 from dagster import AssetExecutionContext, AssetKey, AssetsDefinition, AssetSpec
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
-from extractors.landing import raw_store_lock
+from extractors import crashpoints
+from extractors.landing import raw_store_lock, sweep_interrupted
 from gpuledger.core.gate import ALREADY_CLOSED, close_gate
 from gpuledger.core.home import home_lock
 from gpuledger.core.ledger import stamp_build
@@ -94,6 +95,8 @@ def warehouse_assets() -> AssetsDefinition:
                 prepare(home, gpuledger.policy_path())
             except PolicyError as exc:
                 raise refusal(FAILED, str(exc)) from None
+            for moved in sweep_interrupted(home):
+                context.log.warning(f"swept a file an interrupted ingest left: {moved}")
             for outcome in validate_pending(home):
                 context.log.info(outcome.summary())
             target = dbt_target(home)
@@ -104,7 +107,9 @@ def warehouse_assets() -> AssetsDefinition:
                     list(BUILD_ARGS), context=context, target_path=target, raise_on_error=False
                 )
                 try:
-                    yield from invocation.stream()
+                    for event in invocation.stream():
+                        crashpoints.reached("build:dbt-running")
+                        yield event
                 finally:
                     # dbt holds the DuckDB file: never release the lock while it still runs
                     # (if the stream stopped early, nobody reads dbt's output: stop it)

@@ -1,7 +1,8 @@
 """The close gate: the one rule that says whether a period may be published.
 
 A period may be published when it is not closed now (marts.dim_period) and every registered
-reconciliation check (gpuledger.core.checks) reported a row for it with no blocking failure.
+reconciliation check (gpuledger.core.checks) reported a row for it with no blocking failure;
+a close the ledger holds whose publication stopped half-way is `unfinished`, to be finished.
 Every caller asks here: the dbt build of a monthly close (refuses a closed period before it
 starts), the Dagster reconciliation checks (one result per registered check),
 published_period (decides under the home lock, right before it appends), and the CLI (what it
@@ -14,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuledger.core.checks import CheckResult, reconciliation, registered_check_names
-from gpuledger.core.ledger import Close, current_close
+from gpuledger.core.ledger import Close, current_close, publication_finished
 
 OPEN = "open"
 ALREADY_CLOSED = "already_closed"
+UNFINISHED = "unfinished"
 BLOCKED = "blocked"
 READY = "ready"
 
@@ -43,7 +45,8 @@ class CheckOutcome:
 @dataclass(frozen=True)
 class GateDecision:
     period: str
-    kind: str  # open (checks not evaluated) | already_closed | blocked | ready
+    # open (checks not evaluated) | already_closed | unfinished | blocked | ready
+    kind: str
     message: str
     close: Close | None = None
     checks: tuple[CheckResult, ...] = ()
@@ -77,8 +80,18 @@ def evaluate_checks(home: Path, period: str) -> GateDecision:
 
 
 def close_gate(home: Path, period: str, *, evaluate: bool = True) -> GateDecision:
-    """Whether `period` may be published now; with evaluate=False only whether it is closed."""
+    """Whether `period` may be published now; with evaluate=False only whether it is closed.
+
+    `unfinished`: the ledger holds the period's close but its publication stopped before the
+    end (a crash between the ledger write and the evidence files): the next close finishes it.
+    """
     close = current_close(home, period)
+    if close is not None and not publication_finished(home, close):
+        message = (
+            f"close {close.close_id} of {period} is in the ledger but its publication did not "
+            "finish; closing the period again finishes it"
+        )
+        return GateDecision(period, UNFINISHED, message, close)
     if close is not None:
         return GateDecision(period, ALREADY_CLOSED, already_closed_message(period, close), close)
     if not evaluate:

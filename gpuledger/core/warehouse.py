@@ -57,8 +57,12 @@ def dbt_target(home: Path) -> Path:
 
 
 def dbt_executable() -> str:
-    beside = Path(sys.executable).parent / "dbt"
-    return str(beside) if beside.exists() else (shutil.which("dbt") or "dbt")
+    """dbt as a child that dies with its parent (gpuledger-dbt, beside this interpreter)."""
+    beside = Path(sys.executable).parent
+    for name in ("gpuledger-dbt", "dbt"):
+        if (beside / name).exists():
+            return str(beside / name)
+    return shutil.which("dbt") or "dbt"
 
 
 def run_dbt(home: Path, args: Sequence[str]) -> BuildSummary:

@@ -15,8 +15,10 @@ from the one column list in schema.py) and every close also writes
 
 from gpuledger.core.ledger.closes import (
     current_close,
+    finish_publication,
     ledger_version,
     lines_hash,
+    publication_finished,
     publish,
     published_lines,
     refresh_ledger_marts,
@@ -30,8 +32,10 @@ __all__ = [
     "LedgerError",
     "Reopen",
     "current_close",
+    "finish_publication",
     "ledger_version",
     "lines_hash",
+    "publication_finished",
     "publish",
     "published_lines",
     "refresh_ledger_marts",

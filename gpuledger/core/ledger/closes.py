@@ -17,9 +17,10 @@ from pathlib import Path
 import duckdb
 import yaml
 
+from extractors import crashpoints
 from gpuledger.core.checks import CheckResult
 from gpuledger.core.home import PROJECT_DIR
-from gpuledger.core.ledger.evidence import write_close_evidence
+from gpuledger.core.ledger.evidence import evidence_manifest, write_close_evidence
 from gpuledger.core.ledger.records import Close, LedgerError, Reopen
 from gpuledger.core.ledger.schema import line_columns
 from gpuledger.core.warehouse import connect, dbt_target, has_relation, run_dbt
@@ -120,7 +121,7 @@ def refresh_ledger_marts(home: Path) -> None:
     run_dbt(home, ["run", "--select", "fact_chargeback+"])
 
 
-def publish(home: Path, period: str, approver: str, checks: Sequence[CheckResult]) -> Close:
+def publish(home: Path, period: str, approver: str) -> Close:
     """Append the period's provisional lines (marts.fact_chargeback) to the ledger as its
     next close version, with the batches the build read (staging.stg_landing__batches), so
     the manifest hash describes what was computed. Refused when the ledger moved since the
@@ -195,10 +196,19 @@ def publish(home: Path, period: str, approver: str, checks: Sequence[CheckResult
         lines_sha256=lines_sha,
         input_manifest_hash=input_hash,
     )
-    write_close_evidence(
-        home, close, columns, lines, policy_hash, rate_versions, schema_version(), checks
-    )
     return close
+
+
+def finish_publication(home: Path, close: Close, checks: Sequence[CheckResult]) -> None:
+    """What follows the ledger write of a close: the marts serve it, then its evidence files
+    are written (last: they say the publication finished). Safe to repeat after a crash."""
+    crashpoints.reached("close:after-ledger-write")
+    refresh_ledger_marts(home)
+    write_close_evidence(home, close, checks)
+
+
+def publication_finished(home: Path, close: Close) -> bool:
+    return evidence_manifest(home, close).exists()
 
 
 def reopen(home: Path, period: str, reason: str, requested_by: str) -> Reopen:

@@ -1,6 +1,11 @@
-"""The files every close writes beside the ledger tables, for a reviewer without the
-warehouse: `<home>/ledger/<period>/<close_id>.parquet` (the lines, as text) and `.json` (the
-close's identity, hashes and the reconciliation checks it passed)."""
+"""The files a close leaves beside the ledger tables, for a reviewer without the warehouse:
+`<home>/ledger/<period>/<close_id>.parquet` (the lines, as text) and `.json` (the close's
+identity, hashes and the reconciliation checks it passed).
+
+They are written last, after the marts serve the close, from what the ledger holds; so the
+`.json` says a publication finished, and a close that stopped before it (a crash) is
+finished by the next close of the period (gpuledger.core.gate: `unfinished`).
+"""
 
 from __future__ import annotations
 
@@ -13,20 +18,29 @@ import pyarrow.parquet as pq
 
 from gpuledger.core.checks import CheckResult
 from gpuledger.core.ledger.records import Close
+from gpuledger.core.ledger.schema import line_columns
+from gpuledger.core.warehouse import connect
 
 
-def write_close_evidence(
-    home: Path,
-    close: Close,
-    columns: Sequence[str],
-    lines: Sequence[tuple],
-    policy_hash: str,
-    rate_versions: str,
-    schema_version: str,
-    checks: Sequence[CheckResult],
-) -> None:
-    folder = home / "ledger" / close.period
-    folder.mkdir(parents=True, exist_ok=True)
+def evidence_manifest(home: Path, close: Close) -> Path:
+    return home / "ledger" / close.period / f"{close.close_id}.json"
+
+
+def write_close_evidence(home: Path, close: Close, checks: Sequence[CheckResult]) -> None:
+    columns = line_columns()
+    with connect(home) as con:
+        lines = con.execute(
+            f"select {', '.join(columns)} from ledger.chargeback_lines where close_id = ? "
+            "order by charge_line_id",
+            [close.close_id],
+        ).fetchall()
+        policy_hash, rate_versions, schema_version = con.execute(
+            "select policy_hash, rate_card_version, schema_version from ledger.closes "
+            "where close_id = ?",
+            [close.close_id],
+        ).fetchone()
+    manifest = evidence_manifest(home, close)
+    manifest.parent.mkdir(parents=True, exist_ok=True)
     table = pa.table(
         {
             name: [str(r[i]) if r[i] is not None else None for r in lines]
@@ -34,8 +48,10 @@ def write_close_evidence(
         },
         schema=pa.schema([(name, pa.string()) for name in columns]),
     )
-    pq.write_table(table, folder / f"{close.close_id}.parquet")
-    manifest = {
+    staged = manifest.with_suffix(".parquet.tmp")
+    pq.write_table(table, staged)
+    staged.replace(manifest.with_suffix(".parquet"))
+    document = {
         "close_id": close.close_id,
         "period": close.period,
         "close_version": close.close_version,
@@ -53,4 +69,6 @@ def write_close_evidence(
             for c in checks
         ],
     }
-    (folder / f"{close.close_id}.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    staged = manifest.with_suffix(".json.tmp")
+    staged.write_text(json.dumps(document, indent=2) + "\n")
+    staged.replace(manifest)
