@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from extractors.nvml import jsonl
-from extractors.nvml.jsonl import Builder, FieldError, Rows
+from extractors import jsonl
+from extractors.jsonl import Builder, FieldError, Rows
 from extractors.nvml.owner import OWNER_KINDS
 from extractors.nvml.records import (
     DEVICES_TABLE,

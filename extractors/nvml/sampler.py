@@ -20,8 +20,8 @@ from typing import Any
 
 import pynvml
 
-from extractors.nvml.nvmlcalls import NullReasons, describe, is_hard, iso, reason, utc_now
 from extractors.nvml.owner import read_owner
+from extractors.nvmlcalls import NullReasons, describe, is_hard, iso, reason, utc_now
 
 _NOT_AVAILABLE_U32 = 0xFFFFFFFF  # NVML's "no GPU/compute instance" (not in MIG mode)
 _MIG_PROFILE = re.compile(r"\bMIG\s+((?:\d+c\.)?\d+g\.\d+gb(?:\+\w+)?)")

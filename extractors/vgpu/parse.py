@@ -19,8 +19,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from extractors.nvml import jsonl
-from extractors.nvml.jsonl import Builder, Rows
+from extractors import jsonl
+from extractors.jsonl import Builder, Rows
 from extractors.records import ParseResult
 from extractors.vgpu.records import HOSTS_TABLE, SAMPLES_TABLE, VgpuHostPoll, VgpuSample
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pynvml
 
-from extractors.nvml.nvmlcalls import NullReasons, describe, is_hard, iso, reason, utc_now
+from extractors.nvmlcalls import NullReasons, describe, is_hard, iso, reason, utc_now
 
 Record = dict[str, Any]
 VM_ID_TYPES = {pynvml.NVML_VGPU_VM_ID_DOMAIN_ID: "domain_id", pynvml.NVML_VGPU_VM_ID_UUID: "uuid"}
