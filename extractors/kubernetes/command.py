@@ -6,13 +6,13 @@ import argparse
 from pathlib import Path
 
 from extractors.kubernetes.client import connect, ingest_file
-from extractors.kubernetes.live import LiveOptions, run_live
-from extractors.kubernetes.parse import (
+from extractors.kubernetes.fields import (
     DEFAULT_PROJECT_LABEL,
     DEFAULT_REPLICAS_ANNOTATION,
     DEFAULT_TENANT_LABEL,
     ParseOptions,
 )
+from extractors.kubernetes.live import LiveOptions, run_live
 from extractors.landing import LandingReport
 
 HELP = "Kubernetes pods, namespaces, quotas, nodes: kubectl -o json files or live list + watch"
