@@ -1,5 +1,5 @@
 """The extractors' rooms: a source package imports no other source's package (what two sources
-share lives at extractors/ level)."""
+share lives at extractors/ level), and no extractor module is over 400 lines."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 EXTRACTORS = Path(__file__).resolve().parents[2] / "extractors"
+MAX_LINES = 400
 
 
 def sources(root: Path) -> list[str]:
@@ -71,3 +72,11 @@ def test_the_check_sees_every_spelling(tmp_path: Path, line: str) -> None:
         (tmp_path / source / "__init__.py").write_text("")
     (tmp_path / "vgpu" / "parse.py").write_text(f"from extractors import jsonl\n{line}\n")
     assert cross_source_imports(tmp_path) == ["vgpu/parse.py:2 imports extractors.nvml"]
+
+
+def test_no_extractor_module_is_over_400_lines() -> None:
+    sizes = {
+        str(path.relative_to(EXTRACTORS)): len(path.read_text().splitlines())
+        for path in sorted(EXTRACTORS.rglob("*.py"))
+    }
+    assert {name: lines for name, lines in sizes.items() if lines > MAX_LINES} == {}
