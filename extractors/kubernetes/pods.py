@@ -8,7 +8,7 @@ phase Pending also yields a `PendingRequest` per request with the scheduler's re
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,39 +47,47 @@ class _ContainerRequest:
     gpu: GpuResource
 
 
+def _containers(
+    part: Mapping[str, object], prefix: str, init_key: str, app_key: str
+) -> Iterator[tuple[str, str, Mapping[str, object], str | None]]:
+    """(container type, where, entry, name) of every init, then app, container entry of a pod's
+    spec or status: `spec.containers[0]`, `status.initContainerStatuses[1]`."""
+    for container_type, key in (("init", init_key), ("app", app_key)):
+        for index, entry in enumerate(sequence(part.get(key), f"{prefix}.{key}")):
+            where = f"{prefix}.{key}[{index}]"
+            entry = mapping(entry, where)
+            yield container_type, where, entry, text(entry.get("name"))
+
+
 def _container_requests(spec: Mapping[str, object]) -> list[_ContainerRequest]:
     requests = []
-    for container_type, key in (("init", "initContainers"), ("app", "containers")):
-        for index, container in enumerate(sequence(spec.get(key), f"spec.{key}")):
-            where = f"spec.{key}[{index}]"
-            container = mapping(container, where)
-            name = text(container.get("name"))
-            if name is None:
-                raise BadRecord(f"{where}.name", "container has no name")
-            resources = mapping(container.get("resources"), f"{where}.resources")
-            req = mapping(resources.get("requests"), f"{where}.resources.requests")
-            lim = mapping(resources.get("limits"), f"{where}.resources.limits")
-            for resource_name in sorted(set(req) | set(lim)):
-                gpu = gpu_resource(resource_name)
-                if gpu is None:
-                    continue
-                values = {}
-                for part, table in (("requests", req), ("limits", lim)):
-                    if resource_name in table:
-                        field = f"{where}.resources.{part}.{resource_name}"
-                        values[part] = parse_gpu_quantity(table[resource_name], field)
-                if len(set(values.values())) > 1:
-                    raise BadRecord(
-                        f"{where}.resources",
-                        f"{resource_name}: request {values['requests']} differs from "
-                        f"limit {values['limits']}",
-                    )
-                quantity = next(iter(values.values()))
-                if quantity == 0:
-                    continue
-                requests.append(
-                    _ContainerRequest(name, container_type, resource_name, quantity, gpu)
+    for container_type, where, container, name in _containers(
+        spec, "spec", "initContainers", "containers"
+    ):
+        if name is None:
+            raise BadRecord(f"{where}.name", "container has no name")
+        resources = mapping(container.get("resources"), f"{where}.resources")
+        req = mapping(resources.get("requests"), f"{where}.resources.requests")
+        lim = mapping(resources.get("limits"), f"{where}.resources.limits")
+        for resource_name in sorted(set(req) | set(lim)):
+            gpu = gpu_resource(resource_name)
+            if gpu is None:
+                continue
+            values = {}
+            for part, table in (("requests", req), ("limits", lim)):
+                if resource_name in table:
+                    field = f"{where}.resources.{part}.{resource_name}"
+                    values[part] = parse_gpu_quantity(table[resource_name], field)
+            if len(set(values.values())) > 1:
+                raise BadRecord(
+                    f"{where}.resources",
+                    f"{resource_name}: request {values['requests']} differs from "
+                    f"limit {values['limits']}",
                 )
+            quantity = next(iter(values.values()))
+            if quantity == 0:
+                continue
+            requests.append(_ContainerRequest(name, container_type, resource_name, quantity, gpu))
     return requests
 
 
@@ -95,38 +103,34 @@ class _ContainerRun:
 
 def _container_runs(status: Mapping[str, object]) -> dict[tuple[str, str], _ContainerRun]:
     runs = {}
-    for container_type, key in (("init", "initContainerStatuses"), ("app", "containerStatuses")):
-        for index, entry in enumerate(sequence(status.get(key), f"status.{key}")):
-            where = f"status.{key}[{index}]"
-            entry = mapping(entry, where)
-            name = text(entry.get("name"))
-            if name is None:
-                continue
-            state = mapping(entry.get("state"), f"{where}.state")
-            last = mapping(entry.get("lastState"), f"{where}.lastState")
-            running = mapping(state.get("running"), f"{where}.state.running")
-            terminated = mapping(state.get("terminated"), f"{where}.state.terminated")
-            last_terminated = mapping(last.get("terminated"), f"{where}.lastState.terminated")
-            starts = [
-                timestamp(running.get("startedAt"), f"{where}.state.running.startedAt"),
-                timestamp(terminated.get("startedAt"), f"{where}.state.terminated.startedAt"),
-                timestamp(
-                    last_terminated.get("startedAt"), f"{where}.lastState.terminated.startedAt"
-                ),
-            ]
-            known = [s for s in starts if s is not None]
-            exit_code = terminated.get("exitCode")
-            restarts = entry.get("restartCount")
-            runs[(container_type, name)] = _ContainerRun(
-                container_id=text(entry.get("containerID")),
-                started_at=min(known) if known else None,
-                finished_at=timestamp(
-                    terminated.get("finishedAt"), f"{where}.state.terminated.finishedAt"
-                ),
-                termination_reason=text(terminated.get("reason")),
-                exit_code=exit_code if isinstance(exit_code, int) else None,
-                restart_count=restarts if isinstance(restarts, int) else None,
-            )
+    for container_type, where, entry, name in _containers(
+        status, "status", "initContainerStatuses", "containerStatuses"
+    ):
+        if name is None:
+            continue
+        state = mapping(entry.get("state"), f"{where}.state")
+        last = mapping(entry.get("lastState"), f"{where}.lastState")
+        running = mapping(state.get("running"), f"{where}.state.running")
+        terminated = mapping(state.get("terminated"), f"{where}.state.terminated")
+        last_terminated = mapping(last.get("terminated"), f"{where}.lastState.terminated")
+        starts = [
+            timestamp(running.get("startedAt"), f"{where}.state.running.startedAt"),
+            timestamp(terminated.get("startedAt"), f"{where}.state.terminated.startedAt"),
+            timestamp(last_terminated.get("startedAt"), f"{where}.lastState.terminated.startedAt"),
+        ]
+        known = [s for s in starts if s is not None]
+        exit_code = terminated.get("exitCode")
+        restarts = entry.get("restartCount")
+        runs[(container_type, name)] = _ContainerRun(
+            container_id=text(entry.get("containerID")),
+            started_at=min(known) if known else None,
+            finished_at=timestamp(
+                terminated.get("finishedAt"), f"{where}.state.terminated.finishedAt"
+            ),
+            termination_reason=text(terminated.get("reason")),
+            exit_code=exit_code if isinstance(exit_code, int) else None,
+            restart_count=restarts if isinstance(restarts, int) else None,
+        )
     return runs
 
 
