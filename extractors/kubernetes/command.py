@@ -6,13 +6,13 @@ import argparse
 from pathlib import Path
 
 from extractors.kubernetes.client import connect, ingest_file
-from extractors.kubernetes.live import LiveOptions, run_live
-from extractors.kubernetes.parse import (
+from extractors.kubernetes.fields import (
     DEFAULT_PROJECT_LABEL,
     DEFAULT_REPLICAS_ANNOTATION,
     DEFAULT_TENANT_LABEL,
     ParseOptions,
 )
+from extractors.kubernetes.live import LiveOptions, run_live
 from extractors.landing import LandingReport
 
 HELP = "Kubernetes pods, namespaces, quotas, nodes: kubectl -o json files or live list + watch"
@@ -65,18 +65,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="replicas per GPU of time-sliced resources when the pod declares none",
     )
-    parser.add_argument(
-        "--tenant-label",
-        default=DEFAULT_TENANT_LABEL,
-        metavar="KEY",
-        help=f"namespace label naming the tenant (default {DEFAULT_TENANT_LABEL})",
-    )
-    parser.add_argument(
-        "--project-label",
-        default=DEFAULT_PROJECT_LABEL,
-        metavar="KEY",
-        help=f"namespace label naming the project (default {DEFAULT_PROJECT_LABEL})",
-    )
+    for what, default in (("tenant", DEFAULT_TENANT_LABEL), ("project", DEFAULT_PROJECT_LABEL)):
+        parser.add_argument(
+            f"--{what}-label",
+            default=default,
+            metavar="KEY",
+            help=f"namespace label naming the {what} (default {default})",
+        )
     parser.add_argument(
         "--replicas-annotation",
         default=DEFAULT_REPLICAS_ANNOTATION,

@@ -12,10 +12,7 @@ staging reads a pod missing from a later snapshot as gone by then.
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
 import json
-import socket
 import sys
 import threading
 import time
@@ -25,37 +22,32 @@ from pathlib import Path
 from queue import Empty, Queue
 
 from kubernetes import client as k8s_client
-from kubernetes.client.exceptions import ApiException
-from kubernetes.watch import Watch
-from urllib3.exceptions import HTTPError
-from urllib3.response import HTTPResponse
 
 from extractors.kubernetes.client import (
+    RESOURCES,
     SOURCE,
     Connection,
+    Failed,
+    Item,
     KubernetesLiveError,
+    Listed,
+    Watched,
+    Watcher,
+    now,
     state_name,
 )
 from extractors.kubernetes.parse import Observation, ParseOptions, parse_observations
 from extractors.kubernetes.records import LIST_SNAPSHOTS_TABLE, RAW_TABLES, ListSnapshot
 from extractors.landing import LandingReport, land
+from extractors.state import Cursor, Stream
 
-GONE = 410
-RETRIES = 3  # consecutive failures of one resource (connection, stream) before giving up
-
-
-@dataclass(frozen=True)
-class Resource:
-    name: str
-    kind: str
-    list_method: str
-
-
-RESOURCES = (
-    Resource("pods", "Pod", "list_pod_for_all_namespaces"),
-    Resource("namespaces", "Namespace", "list_namespace"),
-    Resource("resourcequotas", "ResourceQuota", "list_resource_quota_for_all_namespaces"),
-    Resource("nodes", "Node", "list_node"),
+# The last resourceVersion of each resource whose events have landed (see `watch_state`).
+RESOURCE_VERSIONS = Cursor(
+    source=SOURCE,
+    key="resource_versions",
+    decode=lambda saved: {str(k): str(v) for k, v in saved.items() if v},
+    encode=lambda versions: dict(sorted(versions.items())),
+    what="watch state",
 )
 
 
@@ -69,231 +61,9 @@ class LiveOptions:
     page_size: int = 500  # list page size (limit/continue)
 
 
-@dataclass(frozen=True)
-class Listed:
-    resource: Resource
-    items: list[object]
-    resource_version: str | None
-    observed_at: dt.datetime
-    after_expiry: bool
-
-
-@dataclass(frozen=True)
-class Watched:
-    resource: Resource
-    event_type: str
-    obj: object
-    resource_version: str | None
-    observed_at: dt.datetime
-
-
-@dataclass(frozen=True)
-class Failed:
-    resource: Resource
-    message: str
-
-
-Item = Listed | Watched | Failed
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
-
-
-def _resource_version(obj: object) -> str | None:
-    if isinstance(obj, dict):
-        meta = obj.get("metadata")
-        if isinstance(meta, dict) and meta.get("resourceVersion"):
-            return str(meta["resourceVersion"])
-    return None
-
-
-def describe_error(exc: BaseException) -> str:
-    if isinstance(exc, ApiException):
-        message = exc.reason or ""
-        try:
-            body = json.loads(exc.body) if exc.body else {}
-        except ValueError:
-            body = {}
-        if isinstance(body, dict) and body.get("message"):
-            message = f"{message}: {body['message']}"
-        return f"HTTP {exc.status} {message}".rstrip()
-    reason = getattr(exc, "reason", None)
-    return f"{type(exc).__name__}: {reason or exc}"
-
-
-def state_path(home: Path, cluster: str) -> Path:
-    return home / "state" / SOURCE / f"{state_name(cluster)}.json"
-
-
-def load_state(path: Path) -> dict[str, str]:
-    """The saved resourceVersion per resource ({} when never run)."""
-    if not path.exists():
-        return {}
-    try:
-        saved = json.loads(path.read_text())
-        versions = saved["resource_versions"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise KubernetesLiveError(f"{path}: unreadable watch state ({exc})") from None
-    return {str(k): str(v) for k, v in versions.items() if v}
-
-
-def save_state(path: Path, cluster: str, server: str, versions: dict[str, str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    document = {
-        "cluster": cluster,
-        "server": server,
-        "resource_versions": dict(sorted(versions.items())),
-        "updated_at": _now().isoformat() + "Z",
-    }
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(document, indent=2) + "\n")
-    tmp.replace(path)
-
-
-class _Watcher:
-    """Lists and watches one resource in its own thread, putting items on `out`."""
-
-    def __init__(
-        self,
-        api: k8s_client.CoreV1Api,
-        resource: Resource,
-        resource_version: str | None,
-        out: Queue[Item],
-        stop: threading.Event,
-        options: LiveOptions,
-        deadline: float | None,
-    ) -> None:
-        self.thread = threading.Thread(
-            target=self._run, daemon=True, name=f"kubernetes-{resource.name}"
-        )
-        self._method = getattr(api, resource.list_method)
-        self._resource = resource
-        self._resource_version = resource_version
-        self._out = out
-        self._stop = stop
-        self._options = options
-        self._deadline = deadline
-        self._lock = threading.Lock()
-        self._response: HTTPResponse | None = None
-
-    def halt(self) -> None:
-        """Unblock a watch waiting on the server (called by the main thread after `stop`)."""
-        with self._lock:
-            if self._response is not None:
-                _shut(self._response)
-
-    def _open(self, *args: object, **kwargs: object) -> HTTPResponse:
-        """The watch request Watch.stream makes; its response is closed at once when the
-        run stopped meanwhile, so a halt can never miss it."""
-        response = self._method(*args, **kwargs)
-        with self._lock:
-            self._response = response
-            if self._stop.is_set():
-                _shut(response)
-        return response
-
-    def _run(self) -> None:
-        failures = 0
-        after_expiry = False
-        while not self._stop.is_set():
-            window = self._window()
-            if window is None:
-                return
-            try:
-                if self._resource_version is None:
-                    listed = self._list(after_expiry)
-                    self._resource_version = listed.resource_version
-                    self._out.put(listed)
-                    failures = 0
-                if self._watch_once(window):
-                    failures = 0
-            except ApiException as exc:
-                if exc.status == GONE:
-                    self._resource_version, after_expiry = None, True
-                    continue
-                self._fail(exc)
-                return
-            except (HTTPError, OSError, ValueError) as exc:
-                if self._stop.is_set():
-                    return
-                failures += 1
-                if failures >= RETRIES:
-                    self._fail(exc)
-                    return
-                self._stop.wait(float(failures))
-
-    def _window(self) -> int | None:
-        if self._deadline is None:
-            return self._options.watch_seconds
-        remaining = self._deadline - time.monotonic()
-        if remaining <= 0:
-            return None
-        return max(1, min(self._options.watch_seconds, int(remaining + 0.999)))
-
-    def _fail(self, exc: BaseException) -> None:
-        if not self._stop.is_set():
-            self._out.put(Failed(self._resource, describe_error(exc)))
-
-    def _list(self, after_expiry: bool) -> Listed:
-        """Every object, page by page; a page token that expired restarts the list."""
-        for _ in range(RETRIES):
-            items: list[object] = []
-            token: str | None = None
-            try:
-                while True:
-                    response = self._method(
-                        limit=self._options.page_size,
-                        _continue=token,
-                        _preload_content=False,
-                        _request_timeout=(10, 120),
-                    )
-                    try:
-                        body = json.loads(response.data)
-                    finally:
-                        response.release_conn()
-                    items.extend(body.get("items") or [])
-                    meta = body.get("metadata") or {}
-                    token = meta.get("continue") or None
-                    if token is None:
-                        version = meta.get("resourceVersion") or None
-                        return Listed(self._resource, items, version, _now(), after_expiry)
-            except ApiException as exc:
-                if exc.status != GONE or token is None:
-                    raise
-        raise ApiException(status=GONE, reason="list continue token expired repeatedly")
-
-    def _watch_once(self, window: int) -> bool:
-        """One watch request from the last resourceVersion; True when it read an event."""
-        watch = Watch(return_type="object")  # keep the raw objects; no model validation
-        began = time.monotonic()
-        received = False
-        for event in watch.stream(
-            self._open,
-            resource_version=self._resource_version,
-            timeout_seconds=window,
-            allow_watch_bookmarks=True,
-            _request_timeout=(10, window + 30),
-        ):
-            if self._stop.is_set():
-                break
-            obj = event.get("raw_object")
-            version = _resource_version(obj)
-            self._out.put(Watched(self._resource, str(event.get("type")), obj, version, _now()))
-            if version is not None:
-                self._resource_version = version
-            received = True
-        if not received and time.monotonic() - began < 1.0:
-            self._stop.wait(1.0)  # the server closed at once: do not spin
-        return received
-
-
-def _shut(response: HTTPResponse) -> None:
-    """Shut the socket under a streaming response, which unblocks its reader."""
-    sock = getattr(getattr(response, "connection", None), "sock", None)
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
+def watch_state(home: Path, cluster: str, server: str) -> Stream[dict[str, str]]:
+    """`<home>/state/kubernetes/<cluster>.json` (the name made safe by `state_name`)."""
+    return RESOURCE_VERSIONS.stream(home, state_name(cluster), cluster=cluster, server=server)
 
 
 def _compact(value: object) -> str:
@@ -385,6 +155,7 @@ class _Run:
     home: Path
     connection: Connection
     options: ParseOptions
+    state: Stream[dict[str, str]]
     versions: dict[str, str]
     log: Callable[[str], None]
     reports: list[LandingReport] = field(default_factory=list)
@@ -419,7 +190,7 @@ class _Run:
             options=f"{self.options.fingerprint()};live",
             result=result,
             row_types=RAW_TABLES,
-            extracted_at=_now(),
+            extracted_at=now(),
         )
         for item in self.pending:
             if isinstance(item, Listed) and item.after_expiry:
@@ -430,12 +201,7 @@ class _Run:
                 )
             if item.resource_version is not None:
                 self.versions[item.resource.name] = item.resource_version
-        save_state(
-            state_path(self.home, self.options.cluster),
-            self.options.cluster,
-            self.connection.server,
-            self.versions,
-        )
+        self.state.save(self.versions)
         self.reports.append(report)
         self.events_landed += self.pending_events
         versions = ", ".join(f"{k} {v}" for k, v in sorted(self.versions.items()))
@@ -458,8 +224,8 @@ def run_live(
 ) -> list[LandingReport]:
     """List and watch until `max_events` watch events landed or `timeout_seconds` passed
     (forever when neither is set); land in batches and resume from the saved state."""
-    path = state_path(home, options.cluster)
-    run = _Run(home, connection, options, load_state(path), log)
+    state = watch_state(home, options.cluster, connection.server)
+    run = _Run(home, connection, options, state, state.load() or {}, log)
     to_list = {r.name for r in RESOURCES if r.name not in run.versions}
     resumed = ", ".join(f"{k} {v}" for k, v in sorted(run.versions.items())) or "nothing saved"
     log(f"kubernetes {options.cluster}: {connection.server}: resuming from {resumed}")
@@ -468,7 +234,17 @@ def run_live(
     stop = threading.Event()
     api = k8s_client.CoreV1Api(connection.api_client)
     watchers = [
-        _Watcher(api, r, run.versions.get(r.name), out, stop, live, deadline) for r in RESOURCES
+        Watcher(
+            api,
+            resource,
+            run.versions.get(resource.name),
+            out,
+            stop,
+            deadline=deadline,
+            watch_seconds=live.watch_seconds,
+            page_size=live.page_size,
+        )
+        for resource in RESOURCES
     ]
     failure: Failed | None = None
     for watcher in watchers:

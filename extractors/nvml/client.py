@@ -6,11 +6,11 @@ from pathlib import Path
 
 from extractors.filebatch import land_file
 from extractors.landing import LandingReport
-from extractors.nvml.live import LiveOptions, LiveSource, run_live
-from extractors.nvml.nvmlcalls import nvml_session
 from extractors.nvml.parse import parse_nvml_jsonl
 from extractors.nvml.records import RAW_TABLES
 from extractors.nvml.sampler import NvmlSampler
+from extractors.nvmlcalls import nvml_session
+from extractors.sampling import LiveOptions, LiveSource, run_live
 
 SOURCE = LiveSource(name="nvml", parse=parse_nvml_jsonl, row_types=RAW_TABLES)
 

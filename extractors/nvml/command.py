@@ -7,7 +7,7 @@ from pathlib import Path
 
 from extractors.landing import LandingReport
 from extractors.nvml.client import ingest_file, ingest_live
-from extractors.nvml.live import add_live_arguments, check_file_mode, live_options
+from extractors.sampling import add_live_arguments, check_file_mode, live_options
 
 HELP = "NVML device samples and GPU processes: --live on a GPU node, or the sampler's JSONL"
 

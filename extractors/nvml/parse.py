@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from extractors.nvml import jsonl
-from extractors.nvml.jsonl import Builder, FieldError, Rows
+from extractors import jsonl
+from extractors.jsonl import Builder, FieldError, Rows
 from extractors.nvml.owner import OWNER_KINDS
 from extractors.nvml.records import (
     DEVICES_TABLE,
@@ -112,9 +112,7 @@ def _sample(obj: dict[str, Any], line: int) -> Rows:
         (
             SAMPLES_TABLE,
             NvmlSample(
-                host=jsonl.text(obj, "host"),
-                sampled_at=jsonl.timestamp(obj, "sampled_at"),
-                interval_seconds=jsonl.number(obj, "interval_seconds"),
+                **jsonl.sampled(obj),
                 device_uuid=device_uuid,
                 gpu_uuid=jsonl.text(obj, "gpu_uuid", required=error is None),
                 device_kind=jsonl.choice(obj, "device_kind", DEVICE_KINDS),
@@ -155,9 +153,7 @@ def _process(obj: dict[str, Any], line: int) -> Rows:
         (
             PROCESSES_TABLE,
             NvmlProcess(
-                host=jsonl.text(obj, "host"),
-                sampled_at=jsonl.timestamp(obj, "sampled_at"),
-                interval_seconds=jsonl.number(obj, "interval_seconds"),
+                **jsonl.sampled(obj),
                 pid=jsonl.integer(obj, "pid", minimum=1),
                 gpu_uuid=jsonl.text(obj, "gpu_uuid"),
                 device_uuid=jsonl.text(obj, "device_uuid"),

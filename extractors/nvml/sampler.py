@@ -20,13 +20,20 @@ from typing import Any
 
 import pynvml
 
-from extractors.nvml.nvmlcalls import NullReasons, describe, is_hard, iso, reason, utc_now
 from extractors.nvml.owner import read_owner
+from extractors.nvmlcalls import (
+    NewSamples,
+    NullReasons,
+    Record,
+    describe,
+    is_hard,
+    iso,
+    read_every_gpu,
+    utc_now,
+)
 
 _NOT_AVAILABLE_U32 = 0xFFFFFFFF  # NVML's "no GPU/compute instance" (not in MIG mode)
 _MIG_PROFILE = re.compile(r"\bMIG\s+((?:\d+c\.)?\d+g\.\d+gb(?:\+\w+)?)")
-
-Record = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,7 @@ class NvmlSampler:
         self._clock = clock
         self._known: dict[int, _Known] = {}
         self._emitted: dict[int, str] = {}  # gpu index -> fingerprint of its last device record
-        self._process_seen_us: dict[str, int] = {}  # device uuid -> last process sample time
+        self._process_samples = NewSamples()  # per device uuid
 
     def reset_inventory(self) -> None:
         """Emit every device record again in the next round (a new chunk starts)."""
@@ -74,23 +81,15 @@ class NvmlSampler:
 
     def sample_round(self) -> list[Record]:
         now = iso(self._clock())
-        try:
-            count = pynvml.nvmlDeviceGetCount()
-        except pynvml.NVMLError as err:
-            return [rec for index in sorted(self._known) for rec in self._lost(index, now, err)]
-        records: list[Record] = []
-        for index in range(count):
-            try:
-                records.extend(self._read_gpu(index, now))
-            except pynvml.NVMLError as err:
-                records.extend(self._lost(index, now, err))
-        return records
+        return read_every_gpu(
+            lambda index, handle, uuid: self._read_gpu(index, handle, uuid, now),
+            lambda index, err: self._lost(index, now, err),
+            self._known,
+        )
 
     # --- one GPU ---------------------------------------------------------------------------
 
-    def _read_gpu(self, index: int, now: str) -> list[Record]:
-        handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-        uuid = pynvml.nvmlDeviceGetUUID(handle)
+    def _read_gpu(self, index: int, handle: Any, uuid: str, now: str) -> list[Record]:
         notes = NullReasons()
         name = notes.read("name", pynvml.nvmlDeviceGetName, handle)
         memory = notes.read("memory_total_bytes", pynvml.nvmlDeviceGetMemoryInfo, handle)
@@ -276,19 +275,13 @@ class NvmlSampler:
 
     def _process_utilization(self, handle: Any, key: str) -> tuple[dict[int, float], str | None]:
         """Mean SM utilisation per PID over the samples NVML has since the last round."""
-        try:
-            samples = pynvml.nvmlDeviceGetProcessUtilization(
-                handle, self._process_seen_us.get(key, 0)
-            )
-        except pynvml.NVMLError as err:
-            if is_hard(err):
-                raise
-            return {}, reason(err)
+        samples, why = self._process_samples.read(
+            pynvml.nvmlDeviceGetProcessUtilization, handle, key
+        )
         by_pid: dict[int, list[int]] = {}
         for sample in samples:
             by_pid.setdefault(sample.pid, []).append(sample.smUtil)
-            self._process_seen_us[key] = max(self._process_seen_us.get(key, 0), sample.timeStamp)
-        return {pid: sum(v) / len(v) for pid, v in by_pid.items()}, None
+        return {pid: sum(v) / len(v) for pid, v in by_pid.items()}, why
 
     # --- a GPU that cannot be read ---------------------------------------------------------
 

@@ -4,8 +4,8 @@ Live mode asks `/api/v1/query_range` for each query (a metric name or selector) 
 `[start, end]` at `step`, in chunks of at most 11,000 points per series (Prometheus answers
 HTTP 400 past that). Each chunk of each query lands as one idempotent batch, and only then
 is the chunk recorded as covered in `<home>/state/prometheus/<key>.json` (one file per URL,
-query and step), so a rerun fetches only what is not covered yet and a crash between landing
-and the state write re-lands the same bytes as a no-op.
+query and step: `covered`), so a rerun fetches only what is not covered yet and a crash between
+landing and the state write re-lands the same bytes as a no-op.
 
 What is asked, and why:
 - Raw series by metric name, never `sum by (...)`: counters are summed over vLLM `engine` and
@@ -29,6 +29,7 @@ What is asked, and why:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import re
@@ -44,6 +45,7 @@ from extractors.filebatch import SourceFileError, land_file
 from extractors.landing import LandingReport, land
 from extractors.prometheus.parse import parse_query_range
 from extractors.prometheus.records import RAW_TABLES
+from extractors.state import Cursor, Stream
 
 SOURCE = "prometheus"
 MAX_POINTS_PER_SERIES = 11_000  # Prometheus's hard limit per series per range query
@@ -68,6 +70,15 @@ _STEP = re.compile(r"^(\d+)(s|m|h|d)?$")
 _SELECTOR = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^{}]*\})?$")
 _STEP_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _EPOCH = dt.datetime(1970, 1, 1)
+# The evaluation times landed so far of one URL, query and step (see `covered`): inclusive
+# intervals of epoch seconds, stored as ISO 8601 UTC pairs.
+COVERED = Cursor(
+    source=SOURCE,
+    key="covered",
+    decode=lambda saved: [(_epoch_of(a), _epoch_of(b)) for a, b in saved],
+    encode=lambda intervals: [[_iso(a), _iso(b)] for a, b in intervals],
+    remedy="; remove it to fetch the window again",
+)
 
 
 class PrometheusQueryError(SourceFileError):
@@ -174,22 +185,20 @@ def ingest_live(home: Path, window: LiveWindow, queries: Sequence[str]) -> list[
     left_open = _major_version(window.url) >= 3
     reports = []
     for query in queries:
-        state = _State.load(home, window.url, query, window.step_seconds)
+        state = covered(home, window.url, query, window.step_seconds)
+        done = state.load() or []
         chunks = plan_chunks(
-            start,
-            end,
-            window.step_seconds,
-            covered=state.covered,
-            max_points=window.max_points,
+            start, end, window.step_seconds, covered=done, max_points=window.max_points
         )
         if not chunks:
-            why = "landed before" if state.covered else "no whole step in the window"
+            why = "landed before" if done else "no whole step in the window"
             _progress(f"{query}: nothing to fetch in {_iso(start)}..{_iso(end)} ({why})")
             continue
         for number, chunk in enumerate(chunks, start=1):
             report = _land_chunk(home, window.url, query, chunk, left_open)
-            state.add(chunk.start, chunk.end)
-            state.save()
+            state.advance(
+                functools.partial(merge_covered, low=chunk.start, high=chunk.end, step=chunk.step)
+            )
             _progress(
                 f"{query}: chunk {number}/{len(chunks)} {_iso(chunk.start)}..{_iso(chunk.end)} "
                 f"({chunk.points} steps): read {report.records_read}, quarantined "
@@ -266,51 +275,23 @@ def _error_detail(body: bytes) -> str:
         return body[:200].decode("utf-8", "replace")
 
 
-@dataclass
-class _State:
-    """Covered evaluation-time intervals of one URL, query and step (inclusive, epoch s)."""
+def covered(home: Path, url: str, query: str, step: int) -> Stream[list[tuple[int, int]]]:
+    """`<home>/state/prometheus/<key>.json`, the key a hash of the URL, query and step."""
+    key = hashlib.sha256(f"{url}\0{query}\0{step}".encode()).hexdigest()[:24]
+    return COVERED.stream(home, key, url=url, query=query, step_seconds=step)
 
-    path: Path
-    url: str
-    query: str
-    step: int
-    covered: list[tuple[int, int]]
 
-    @classmethod
-    def load(cls, home: Path, url: str, query: str, step: int) -> _State:
-        key = hashlib.sha256(f"{url}\0{query}\0{step}".encode()).hexdigest()[:24]
-        path = home / "state" / "prometheus" / f"{key}.json"
-        covered: list[tuple[int, int]] = []
-        if path.exists():
-            try:
-                document = json.loads(path.read_text())
-                covered = [(_epoch_of(a), _epoch_of(b)) for a, b in document["covered"]]
-            except (ValueError, KeyError, TypeError) as err:
-                raise PrometheusQueryError(
-                    f"{path}: unreadable state ({err}); remove it to fetch the window again"
-                ) from None
-        return cls(path, url, query, step, covered)
-
-    def add(self, low: int, high: int) -> None:
-        merged: list[tuple[int, int]] = []
-        for a, b in sorted([*self.covered, (low, high)]):
-            if merged and a <= merged[-1][1] + self.step:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
-            else:
-                merged.append((a, b))
-        self.covered = merged
-
-    def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        document = {
-            "url": self.url,
-            "query": self.query,
-            "step_seconds": self.step,
-            "covered": [[_iso(a), _iso(b)] for a, b in self.covered],
-        }
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(document, indent=2) + "\n")
-        tmp.replace(self.path)
+def merge_covered(
+    intervals: Sequence[tuple[int, int]] | None, low: int, high: int, step: int
+) -> list[tuple[int, int]]:
+    """`intervals` with `[low, high]` added; intervals one step apart or less become one."""
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted([*(intervals or ()), (low, high)]):
+        if merged and a <= merged[-1][1] + step:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
 
 
 def _epoch(value: dt.datetime) -> int:

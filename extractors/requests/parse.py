@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from extractors.nvml import jsonl
-from extractors.nvml.jsonl import FieldError
+from extractors import jsonl
+from extractors.jsonl import FieldError
 from extractors.records import ParseResult
 from extractors.requests.records import REQUESTS_TABLE, GatewayRequest
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
+import functools
 import os
 import shlex
 import subprocess
@@ -11,8 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from extractors.filebatch import SourceFileError, land_file
-from extractors.landing import LandingReport, land, raw_store_lock
-from extractors.slurm.live import (
+from extractors.landing import LandingReport, land
+from extractors.slurm.parse import parse_sacct_json, parse_sacct_text
+from extractors.slurm.records import RAW_TABLES
+from extractors.slurm.windows import (
     check_cluster_name,
     floor_seconds,
     iso,
@@ -21,11 +23,19 @@ from extractors.slurm.live import (
     sacct_argv,
     sacct_env,
 )
-from extractors.slurm.parse import parse_sacct_json, parse_sacct_text
-from extractors.slurm.records import RAW_TABLES
+from extractors.state import Cursor, Stream
 from extractors.timeparse import parse_timestamp
 
 SACCT_TIMEOUT_SECONDS = 1800
+# The end of the last landed live window of a cluster, naive UTC (see `watermark`).
+WATERMARK = Cursor(
+    source="slurm",
+    key="watermark",
+    decode=parse_timestamp,
+    encode=iso,
+    what="watermark",
+    remedy="; fix or remove it, or pass --since",
+)
 
 
 class SlurmLiveError(SourceFileError):
@@ -67,7 +77,7 @@ def ingest_live(
     now: dt.datetime | None = None,
     progress: Callable[[str], None] = _print,
 ) -> list[LandingReport]:
-    """Run sacct window by window (see extractors/slurm/live.py) and land each window.
+    """Run sacct window by window (see extractors/slurm/windows.py) and land each window.
 
     Times are naive UTC. `since` defaults to the cluster's watermark (an error when there is
     none yet), `until` to `now` (and is never later). After each window lands, the watermark
@@ -81,11 +91,12 @@ def ingest_live(
         raise SlurmLiveError(str(err)) from None
     now = floor_seconds(now or _utcnow())
     until = floor_seconds(min(until or now, now))
+    state = watermark(home, cluster)
     if since is None:
-        since = read_watermark(home, cluster)
+        since = state.load()
         if since is None:
             raise SlurmLiveError(
-                f"no watermark for cluster {cluster} yet ({watermark_path(home, cluster)}): "
+                f"no watermark for cluster {cluster} yet ({state.path}): "
                 "give --since for its first live run"
             )
     since = floor_seconds(since)
@@ -110,7 +121,7 @@ def ingest_live(
             row_types=RAW_TABLES,
             extracted_at=extracted_at,
         )
-        _advance_watermark(home, cluster, window.end, now)
+        state.advance(functools.partial(next_watermark, window_end=window.end, now=now))
         progress(
             f"window {index}/{len(windows)} {window.label()}: read {report.records_read}, "
             f"landed {report.records_landed}, quarantined {report.records_quarantined}"
@@ -159,30 +170,6 @@ def _run_sacct(argv: list[str], label: str) -> bytes:
     return completed.stdout
 
 
-def watermark_path(home: Path, cluster: str) -> Path:
-    return home / "state" / "slurm" / f"{cluster}.json"
-
-
-def read_watermark(home: Path, cluster: str) -> dt.datetime | None:
-    """The end of the last landed live window of `cluster` (naive UTC), None before the first."""
-    path = watermark_path(home, cluster)
-    try:
-        state = json.loads(path.read_text())
-        return parse_timestamp(state["watermark"])
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise SlurmLiveError(
-            f"{path}: unreadable watermark ({err}); fix or remove it, or pass --since"
-        ) from None
-
-
-def _advance_watermark(home: Path, cluster: str, window_end: dt.datetime, now: dt.datetime) -> None:
-    path = watermark_path(home, cluster)
-    with raw_store_lock(home):
-        watermark = next_watermark(read_watermark(home, cluster), window_end, now)
-        state = {"cluster": cluster, "watermark": iso(watermark), "updated_at": iso(_utcnow())}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(state, indent=2) + "\n")
-        tmp.replace(path)
+def watermark(home: Path, cluster: str) -> Stream[dt.datetime]:
+    """`<home>/state/slurm/<cluster>.json` (`cluster` is a name `check_cluster_name` accepted)."""
+    return WATERMARK.stream(home, cluster, cluster=cluster)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from extractors.filebatch import land_file
 from extractors.landing import LandingReport
-from extractors.nvml.live import LiveOptions, LiveSource, run_live
-from extractors.nvml.nvmlcalls import nvml_session
+from extractors.nvmlcalls import nvml_session
+from extractors.sampling import LiveOptions, LiveSource, run_live
 from extractors.vgpu.parse import parse_vgpu_jsonl
 from extractors.vgpu.records import RAW_TABLES
 from extractors.vgpu.sampler import VgpuSampler

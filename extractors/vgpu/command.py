@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from extractors.landing import LandingReport
-from extractors.nvml.live import add_live_arguments, check_file_mode, live_options
+from extractors.sampling import add_live_arguments, check_file_mode, live_options
 from extractors.vgpu.client import ingest_file, ingest_live
 
 HELP = "vGPU host view (hypervisor NVML): --live on the host, or the sampler's JSONL"

@@ -19,8 +19,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from extractors.nvml import jsonl
-from extractors.nvml.jsonl import Builder, Rows
+from extractors import jsonl
+from extractors.jsonl import Builder, Rows
 from extractors.records import ParseResult
 from extractors.vgpu.records import HOSTS_TABLE, SAMPLES_TABLE, VgpuHostPoll, VgpuSample
 
@@ -37,9 +37,7 @@ def _host_gpu(obj: dict[str, Any], line: int) -> Rows:
         (
             HOSTS_TABLE,
             VgpuHostPoll(
-                host=jsonl.text(obj, "host"),
-                sampled_at=jsonl.timestamp(obj, "sampled_at"),
-                interval_seconds=jsonl.number(obj, "interval_seconds"),
+                **jsonl.sampled(obj),
                 gpu_uuid=jsonl.text(obj, "gpu_uuid", required=error is None),
                 gpu_index=jsonl.integer(obj, "gpu_index"),
                 gpu_name=jsonl.text(obj, "gpu_name", required=False),
@@ -55,16 +53,14 @@ def _host_gpu(obj: dict[str, Any], line: int) -> Rows:
 def _vgpu(obj: dict[str, Any], line: int) -> Rows:
     error = jsonl.text(obj, "error", required=False)
     vm_id = jsonl.text(obj, "vm_id", required=False)
-    sampled_at = jsonl.timestamp(obj, "sampled_at")
-    interval = jsonl.number(obj, "interval_seconds")
+    poll = jsonl.sampled(obj)
+    due = poll["sampled_at"] + dt.timedelta(seconds=poll["interval_seconds"])
     return [
         (
             SAMPLES_TABLE,
             VgpuSample(
-                host=jsonl.text(obj, "host"),
-                sampled_at=sampled_at,
-                interval_seconds=interval,
-                next_poll_due_at=sampled_at + dt.timedelta(seconds=interval),
+                **poll,
+                next_poll_due_at=due,
                 gpu_uuid=jsonl.text(obj, "gpu_uuid"),
                 gpu_index=jsonl.integer(obj, "gpu_index"),
                 gpu_name=jsonl.text(obj, "gpu_name", required=False),

@@ -16,9 +16,17 @@ from typing import Any
 
 import pynvml
 
-from extractors.nvml.nvmlcalls import NullReasons, describe, is_hard, iso, reason, utc_now
+from extractors.nvmlcalls import (
+    NewSamples,
+    NullReasons,
+    Record,
+    describe,
+    is_hard,
+    iso,
+    read_every_gpu,
+    utc_now,
+)
 
-Record = dict[str, Any]
 VM_ID_TYPES = {pynvml.NVML_VGPU_VM_ID_DOMAIN_ID: "domain_id", pynvml.NVML_VGPU_VM_ID_UUID: "uuid"}
 _UTIL_FIELDS = (
     ("sm_util_percent", "smUtil"),
@@ -55,40 +63,25 @@ class VgpuSampler:
         self._interval = interval_seconds
         self._clock = clock
         self._known: dict[int, tuple[str, str | None]] = {}  # index -> (uuid, name)
-        self._util_seen_us: dict[str, int] = {}  # gpu uuid -> last utilisation sample time
+        self._util_samples = NewSamples()  # per gpu uuid
 
     def reset_inventory(self) -> None:
         """Every round is complete in itself: nothing to describe again."""
 
     def sample_round(self) -> list[Record]:
         now = iso(self._clock())
-        try:
-            count = pynvml.nvmlDeviceGetCount()
-        except pynvml.NVMLError as err:
-            return [self._unreadable(index, now, err) for index in sorted(self._known)]
-        records: list[Record] = []
-        for index in range(count):
-            try:
-                records.extend(self._read_gpu(index, now))
-            except pynvml.NVMLError as err:
-                records.append(self._unreadable(index, now, err))
-        return records
+        return read_every_gpu(
+            lambda index, handle, uuid: self._read_gpu(index, handle, uuid, now),
+            lambda index, err: [self._unreadable(index, now, err)],
+            self._known,
+        )
 
-    def _read_gpu(self, index: int, now: str) -> list[Record]:
-        handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-        uuid = pynvml.nvmlDeviceGetUUID(handle)
+    def _read_gpu(self, index: int, handle: Any, uuid: str, now: str) -> list[Record]:
         notes = NullReasons()
         name = notes.read("gpu_name", pynvml.nvmlDeviceGetName, handle)
         self._known[index] = (uuid, name)
         instances = notes.read("active_vgpu_count", pynvml.nvmlDeviceGetActiveVgpus, handle)
-        gpu = {
-            "host": self._host,
-            "sampled_at": now,
-            "interval_seconds": self._interval,
-            "gpu_uuid": uuid,
-            "gpu_index": index,
-            "gpu_name": name,
-        }
+        gpu = self._gpu(index, now, uuid, name)
         util, util_reason = self._utilization(handle, uuid) if instances else ({}, None)
         vgpus = [self._vgpu(instance, gpu, util, util_reason) for instance in instances or []]
         poll = {
@@ -140,37 +133,35 @@ class VgpuSampler:
 
     def _utilization(self, handle: Any, gpu_uuid: str) -> tuple[dict[int, Record], str | None]:
         """Mean host-side utilisation per vGPU instance over NVML's samples since last poll."""
-        try:
-            samples = pynvml.nvmlDeviceGetVgpuUtilization(
-                handle, self._util_seen_us.get(gpu_uuid, 0)
-            )
-        except pynvml.NVMLError as err:
-            if is_hard(err):
-                raise
-            return {}, reason(err)
+        samples, why = self._util_samples.read(
+            pynvml.nvmlDeviceGetVgpuUtilization, handle, gpu_uuid
+        )
         grouped: dict[int, list[Any]] = {}
         for sample in samples:
             grouped.setdefault(sample.vgpuInstance, []).append(sample)
-            seen = self._util_seen_us.get(gpu_uuid, 0)
-            self._util_seen_us[gpu_uuid] = max(seen, sample.timeStamp)
         means = {}
         for instance, group in grouped.items():
             means[instance] = {
                 field: sum(getattr(s, attr).uiVal for s in group) / len(group)
                 for field, attr in _UTIL_FIELDS
             } | {"util_sample_count": len(group)}
-        return means, None
+        return means, why
 
-    def _unreadable(self, index: int, now: str, err: pynvml.NVMLError) -> Record:
-        uuid, name = self._known.get(index, (None, None))
+    def _gpu(self, index: int, now: str, uuid: str | None, name: str | None) -> Record:
+        """The fields of one physical GPU at one poll, shared by its poll and vGPU records."""
         return {
-            "record_type": "host_gpu",
             "host": self._host,
             "sampled_at": now,
             "interval_seconds": self._interval,
             "gpu_uuid": uuid,
             "gpu_index": index,
             "gpu_name": name,
+        }
+
+    def _unreadable(self, index: int, now: str, err: pynvml.NVMLError) -> Record:
+        return {
+            "record_type": "host_gpu",
+            **self._gpu(index, now, *self._known.get(index, (None, None))),
             "active_vgpu_count": None,
             "null_reasons": {},
             "error": describe(err),

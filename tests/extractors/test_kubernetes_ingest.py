@@ -8,8 +8,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from extractors.kubernetes.client import KubernetesLiveError, state_name
-from extractors.kubernetes.live import load_state
+from extractors.kubernetes.client import state_name
+from extractors.kubernetes.live import watch_state
+from extractors.state import StateError
 from tests.conftest import FIXTURES, run_cli
 
 K8S = FIXTURES / "kubernetes"
@@ -130,13 +131,14 @@ def test_unknown_context_is_an_error(home: Path, tmp_path: Path) -> None:
 
 
 def test_unreadable_watch_state_is_an_error(tmp_path: Path) -> None:
-    path = tmp_path / "lab.json"
-    path.write_text("{not json")
-    with pytest.raises(KubernetesLiveError, match=f"{path}: unreadable watch state"):
-        load_state(path)
-    path.write_text(json.dumps({"resource_versions": {"pods": "12", "nodes": ""}}))
-    assert load_state(path) == {"pods": "12"}
-    assert load_state(tmp_path / "absent.json") == {}
+    state = watch_state(tmp_path, "lab", "https://lab:6443")
+    assert state.load() is None
+    state.path.parent.mkdir(parents=True)
+    state.path.write_text("{not json")
+    with pytest.raises(StateError, match=f"{state.path}: unreadable watch state"):
+        state.load()
+    state.path.write_text(json.dumps({"resource_versions": {"pods": "12", "nodes": ""}}))
+    assert state.load() == {"pods": "12"}
 
 
 @pytest.mark.parametrize(

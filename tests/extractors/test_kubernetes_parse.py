@@ -9,94 +9,34 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-from extractors.kubernetes.parse import (
-    GpuResource,
-    KubernetesFormatError,
-    Observation,
-    ParseOptions,
-    gpu_resource,
-    parse_document,
-    parse_gpu_quantity,
-    parse_observations,
-    parse_quantity,
-    quota_gpu_resource,
-)
+from extractors.kubernetes.parse import Observation, ParseOptions, parse_observations
 from extractors.kubernetes.records import (
     NAMESPACES_TABLE,
     NODES_TABLE,
     PENDING_REQUESTS_TABLE,
     POD_ALLOCATIONS_TABLE,
     RESOURCE_QUOTAS_TABLE,
-    NamespaceObservation,
-    NodeResource,
-    PendingRequest,
-    PodAllocation,
-    ResourceQuotaObservation,
 )
-from extractors.records import ParseResult
-
-K8S = Path(__file__).resolve().parents[1] / "fixtures" / "kubernetes"
-CLUSTER_LIST = "kubectl-get-pods-namespaces-resourcequotas-nodes.json"
-WATCH_PODS = "watch-pods.jsonl"
-KUBECTL_WATCH = "kubectl-watch-pods-output-watch-events.json"
-WATCH_NAMESPACES = "watch-namespaces.jsonl"
-CEEMS_PODS = "real/ceems_pods-metadata.json"
-OBSERVED = dt.datetime(2026, 10, 14, 14, 0, 0)
-
-
-def parse(name: str, **options: object) -> ParseResult:
-    text = (K8S / name).read_text(encoding="utf-8")
-    return parse_document(text, ParseOptions(**options), OBSERVED)  # type: ignore[arg-type]
-
-
-def allocations(result: ParseResult) -> list[PodAllocation]:
-    return result.tables.get(POD_ALLOCATIONS_TABLE, [])  # type: ignore[return-value]
-
-
-def pending(result: ParseResult) -> list[PendingRequest]:
-    return result.tables.get(PENDING_REQUESTS_TABLE, [])  # type: ignore[return-value]
-
-
-def namespaces(result: ParseResult) -> list[NamespaceObservation]:
-    return result.tables.get(NAMESPACES_TABLE, [])  # type: ignore[return-value]
-
-
-def quotas(result: ParseResult) -> list[ResourceQuotaObservation]:
-    return result.tables.get(RESOURCE_QUOTAS_TABLE, [])  # type: ignore[return-value]
-
-
-def nodes(result: ParseResult) -> list[NodeResource]:
-    return result.tables.get(NODES_TABLE, [])  # type: ignore[return-value]
-
-
-def by_pod(result: ParseResult) -> dict[tuple[str | None, str], PodAllocation]:
-    return {(r.pod_name, r.container_name): r for r in allocations(result)}
-
-
-def record_numbers(name: str) -> set[int]:
-    """Every record a file holds: List item indexes, or the line each watch event starts on."""
-    text = (K8S / name).read_text(encoding="utf-8")
-    if name.endswith(".jsonl"):
-        return {n for n, line in enumerate(text.split("\n"), 1) if line.strip()}
-    document = json.loads(text) if not text.lstrip().startswith('{\n    "object"') else None
-    if document is not None:
-        return set(range(len(document["items"])))
-    return {n for n, line in enumerate(text.split("\n"), 1) if line == "{"}
-
-
-def assert_nothing_lost(result: ParseResult, expected: set[int]) -> None:
-    """Every record counted once and either landed (0 or more rows) or rejected, never both."""
-    landed = {r.source_line for rows in result.tables.values() for r in rows}  # type: ignore[attr-defined]
-    rejected = [r.line for r in result.rejected]
-    assert len(rejected) == len(set(rejected))
-    assert landed.isdisjoint(rejected)
-    assert landed | set(rejected) <= expected
-    assert result.records_read == len(expected)
-
+from tests.extractors.kubernetes_samples import (
+    CEEMS_PODS,
+    CLUSTER_LIST,
+    K8S,
+    KUBECTL_WATCH,
+    WATCH_NAMESPACES,
+    WATCH_PODS,
+    allocations,
+    assert_nothing_lost,
+    by_pod,
+    namespaces,
+    nodes,
+    parse,
+    pending,
+    quotas,
+    record_numbers,
+)
 
 # name, records read, rows per table, quarantined
 SAMPLES = [
@@ -365,139 +305,3 @@ def test_real_ceems_podlist_numbers_and_no_container_status() -> None:
     assert pod22.deletion_at == dt.datetime(2025, 7, 7, 10, 10, 58)
     assert pod22.pod_started_at == dt.datetime(2025, 7, 7, 9, 26, 58)
     assert {r.pod_name for r in pending(parse(CEEMS_PODS))} == {"pod31"}
-
-
-BAD_ITEMS = [
-    (0, "metadata.uid", "items[0] Pod team-b/notebook-alice-0: no metadata.uid"),
-    (1, "spec.containers[0].resources.limits.nvidia.com/mig-3g.40gb",
-     "quantity 'abc' is not a whole number"),
-    (2, "kind", "kind 'Service' is not ingested"),
-    (3, "spec.containers[0].resources.requests.nvidia.com/gpu.shared",
-     "quantity '0.5' is not a whole number"),
-    (5, "status.containerStatuses[0].state.running.startedAt", "invalid timestamp 'yesterday'"),
-    (6, "kind", "items[6] object team-a: the object has no kind"),
-    (7, "status.used.requests.nvidia.com/gpu", "quantity 'lots' is not a Kubernetes quantity"),
-    (8, "spec.containers[0].resources", "nvidia.com/gpu: request 4 differs from limit 8"),
-]  # fmt: skip
-
-
-def test_bad_list_items_are_rejected_whole_with_field_and_reason() -> None:
-    result = parse("bad-items.json")
-    got = [(r.line, r.field, r.reason) for r in result.rejected]
-    assert [(line, field) for line, field, _ in got] == [(n, f) for n, f, _ in BAD_ITEMS]
-    for (_, _, reason), (_, _, expected) in zip(got, BAD_ITEMS, strict=True):
-        assert expected in reason
-    # The one good pod (items[4]) lands; the rejected pod with a bad second field lands nothing.
-    assert {r.source_line for r in allocations(result)} == {4}
-    assert json.loads(result.rejected[0].raw)["metadata"]["name"] == "notebook-alice-0"
-
-
-def test_bad_watch_lines_are_rejected_and_parsing_resumes() -> None:
-    result = parse("bad-watch.jsonl")
-    got = [(r.line, r.field) for r in result.rejected]
-    assert got == [(2, "json"), (3, "type"), (4, "type"), (6, "type")]
-    reasons = [r.reason for r in result.rejected]
-    assert reasons[0].startswith("invalid JSON: ")
-    assert "watch ERROR event: 410 Expired: too old resource version" in reasons[1]
-    assert "not a watch event" in reasons[2]
-    assert "unknown watch event type 'SYNC'" in reasons[3]
-    assert sorted({r.source_line for r in allocations(result)}) == [1, 5]
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("", "empty file"),
-        ("   \n", "empty file"),
-        ("[]", "line 1: expected a JSON object"),
-        ("pods:\n- name: x\n", "line 1: expected a JSON object"),
-        ('{"kind": "Status", "message": "pods is forbidden"}', "the API returned a Status"),
-        ('{"apiVersion": "v1", "kind": "Pod"}', "not a Kubernetes List"),
-        ('{"items": {}}', "'items' is not a list"),
-        ('{"items": []}\n{"items": []}', "line 2: unexpected data after the List"),
-    ],
-)
-def test_whole_file_problems_raise(text: str, message: str) -> None:
-    with pytest.raises(KubernetesFormatError, match=message):
-        parse_document(text, ParseOptions(), OBSERVED)
-
-
-def test_truncated_list_names_line_and_column() -> None:
-    with pytest.raises(KubernetesFormatError, match=r"^line 63 column 6: invalid JSON"):
-        parse("bad-truncated-list.json")
-
-
-def test_podresources_is_not_the_api_and_says_so() -> None:
-    """The kubelet PodResources listing (CEEMS sample) has no uids; it is not ingested."""
-    with pytest.raises(KubernetesFormatError, match="not a Kubernetes List"):
-        parse("real/ceems_nvidia-pod-resources.json")
-
-
-def test_items_of_a_podlist_take_the_list_kind() -> None:
-    document = json.loads((K8S / "live" / "pods-list-1.json").read_text())
-    assert "kind" not in document["items"][0]  # the API omits it in list items
-    result = parse_document(json.dumps(document), ParseOptions(), OBSERVED)
-    assert not result.rejected
-    assert {r.list_resource_version for r in allocations(result)} == {"1000"}
-
-
-@pytest.mark.parametrize(
-    ("name", "expected"),
-    [
-        ("nvidia.com/gpu", GpuResource("whole", None)),
-        ("nvidia.com/gpu.shared", GpuResource("timeslice", None)),
-        ("nvidia.com/mig-3g.40gb", GpuResource("mig", "3g.40gb")),
-        ("nvidia.com/mig-1g.10gb+me", GpuResource("mig", "1g.10gb+me")),
-        ("nvidia.com/mig-1g.10gb.shared", GpuResource("timeslice", "1g.10gb")),
-        ("nvidia.com/mig-", None),
-        ("amd.com/gpu", None),
-        ("cpu", None),
-    ],
-)
-def test_gpu_resource_names(name: str, expected: GpuResource | None) -> None:
-    assert gpu_resource(name) == expected
-
-
-@pytest.mark.parametrize(
-    ("name", "expected"),
-    [
-        ("requests.nvidia.com/gpu", "nvidia.com/gpu"),
-        ("limits.nvidia.com/mig-3g.40gb", "nvidia.com/mig-3g.40gb"),
-        ("nvidia.com/gpu", "nvidia.com/gpu"),
-        ("requests.cpu", None),
-        ("count/pods", None),
-    ],
-)
-def test_quota_keys(name: str, expected: str | None) -> None:
-    limited = quota_gpu_resource(name)
-    assert (limited[0] if limited else None) == expected
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"), [("1", 1), (" 2 ", 2), ("+3", 3), (4, 4), (8.0, 8), ("0", 0)]
-)
-def test_gpu_quantities(value: object, expected: int) -> None:
-    assert parse_gpu_quantity(value, "f") == expected
-
-
-@pytest.mark.parametrize("value", ["abc", "0.5", "1k", "", -1, 1.5, True, None, [1]])
-def test_bad_gpu_quantities(value: object) -> None:
-    with pytest.raises(ValueError, match="quantity"):
-        parse_gpu_quantity(value, "f")
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("4", 4.0), ("500m", 0.5), ("2Ki", 2048.0), ("1e3", 1000.0), ("1.5", 1.5), (3, 3.0),
-        ("3Gi", 3 * 2.0**30),
-    ],
-)  # fmt: skip
-def test_quantities(value: object, expected: float) -> None:
-    assert parse_quantity(value, "f") == expected
-
-
-@pytest.mark.parametrize("value", ["lots", "1x", "Ki", "", True])
-def test_bad_quantities(value: object) -> None:
-    with pytest.raises(ValueError, match="quantity"):
-        parse_quantity(value, "f")

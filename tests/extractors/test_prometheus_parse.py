@@ -1,86 +1,25 @@
-"""extractors.prometheus.parse against real dcgm-exporter, vLLM and Triton scrapes.
-
-The real samples are `/metrics` scrapes (tests/fixtures/real/{dcgm-exporter,vllm,triton}).
-`scrape_as_query_range` turns one into the `/api/v1/query_range` response Prometheus would
-give after scraping it once: the target labels `instance` and `job` added, empty label values
-dropped (Prometheus stores no empty labels), the value text kept as it is.
-"""
+"""extractors.prometheus.parse against real dcgm-exporter, vLLM and Triton scrapes (see
+tests/extractors/prometheus_samples.py for how a scrape becomes a query_range response)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import math
 import re
-from pathlib import Path
 
 import pytest
 
-from extractors.prometheus.parse import (
-    ExpositionSeries,
-    model_server_metric,
-    parse_query_range,
-    render_openmetrics,
-)
-from extractors.prometheus.records import (
-    GPU_SAMPLES_TABLE,
-    MODEL_SERVER_SAMPLES_TABLE,
-    GpuSample,
-    ModelServerSample,
-)
+from extractors.prometheus.parse import model_server_metric, parse_query_range
 from extractors.records import ParseResult
-
-REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-SCRAPED_AT = 1795761120  # 2026-11-27T06:32:00Z
-SCRAPED = dt.datetime(2026, 11, 27, 6, 32)
-_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(.+)$")
-_LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?')
-_NOT_SAMPLES = ("#", "...", "$ ", "```")
-
-
-def scrape_as_query_range(text: str, job: str) -> str:
-    """The query_range JSON of one scrape of `text` at SCRAPED_AT (one point per series).
-
-    In a document with ``` fences only the fenced lines are the scrape.
-    """
-    lines = text.splitlines()
-    if "```" in text:
-        fences = [i for i, line in enumerate(lines) if line.startswith("```")]
-        pairs = zip(fences[::2], fences[1::2], strict=True)
-        lines = [line for a, b in pairs for line in lines[a + 1 : b]]
-    result = []
-    for line in lines:
-        if not line.strip() or line.startswith(_NOT_SAMPLES):
-            continue
-        match = _SAMPLE.match(line)
-        assert match, f"not an exposition sample line: {line!r}"
-        name, body, value = match.groups()
-        labels = {"__name__": name, "instance": "10.0.0.7:9400", "job": job}
-        for key, raw in _LABEL.findall(body or ""):
-            if raw:
-                labels[key] = raw.replace('\\"', '"').replace("\\\\", "\\")
-        result.append({"metric": labels, "values": [[SCRAPED_AT, value.strip()]]})
-    return json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}})
-
-
-def parse_scrape(name: str, job: str = "exporter") -> ParseResult:
-    return parse_query_range(scrape_as_query_range((REAL / name).read_text("utf-8"), job))
-
-
-def gpu_rows(result: ParseResult) -> list[GpuSample]:
-    return result.tables.get(GPU_SAMPLES_TABLE, [])  # type: ignore[return-value]
-
-
-def server_rows(result: ParseResult) -> list[ModelServerSample]:
-    return result.tables.get(MODEL_SERVER_SAMPLES_TABLE, [])  # type: ignore[return-value]
-
-
-def assert_nothing_lost(result: ParseResult) -> None:
-    """Every point counted once, and either landed or rejected (never both, never neither)."""
-    landed = [row.source_line for rows in result.tables.values() for row in rows]  # type: ignore[attr-defined]
-    rejected = [r.line for r in result.rejected]
-    assert sorted(landed + rejected) == list(range(1, result.records_read + 1))
-
+from tests.extractors.prometheus_samples import (
+    REAL,
+    SCRAPED,
+    SCRAPED_AT,
+    assert_nothing_lost,
+    gpu_rows,
+    parse_scrape,
+    scrape_as_query_range,
+    server_rows,
+)
 
 # --- every real sample: counts ---------------------------------------------------------------
 
@@ -351,188 +290,3 @@ def test_triton_without_reason_label_and_gpu_series() -> None:
 )
 def test_model_server_metric_names(name: str, expected: tuple[str, str] | None) -> None:
     assert model_server_metric(name) == expected
-
-
-# --- bad input -------------------------------------------------------------------------------
-
-TOO_MANY_POINTS = (
-    '{"status":"error","errorType":"bad_data","error":"exceeded maximum resolution of 11,000 '
-    'points per timeseries. Try decreasing the query resolution (?step=XX)"}'
-)
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("", "not JSON (line 1, column 1"),
-        ('DCGM_FI_DEV_GPU_UTIL{UUID="x"} 0\n', "not JSON"),
-        ("[]", "expected a Prometheus API response object"),
-        (TOO_MANY_POINTS, "Prometheus returned an error (bad_data): exceeded maximum resolution"),
-        ('{"status":"pending"}', "status is 'pending'"),
-        ('{"status":"success"}', "'data' is missing"),
-        (
-            '{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}',
-            "'scalar' is not supported",
-        ),
-        (
-            '{"status":"success","data":{"resultType":"matrix","result":{}}}',
-            "data.result is missing or not a list",
-        ),
-    ],
-)
-def test_whole_file_errors(text: str, message: str) -> None:
-    with pytest.raises(ValueError, match=re.escape(message)):
-        parse_query_range(text)
-
-
-GPU = {"__name__": "DCGM_FI_DEV_POWER_USAGE", "UUID": "GPU-1"}
-
-
-@pytest.mark.parametrize(
-    ("series", "field", "reason"),
-    [
-        (
-            {"metric": GPU, "values": [[SCRAPED_AT, "NaN"]]},
-            "result[0].values[0]",
-            "value 'NaN' is not finite",
-        ),
-        (
-            {"metric": GPU, "values": [[SCRAPED_AT, "+Inf"]]},
-            "result[0].values[0]",
-            "value '+Inf' is not finite",
-        ),
-        (
-            {"metric": GPU, "values": [[SCRAPED_AT, "12 W"]]},
-            "result[0].values[0]",
-            "value '12 W' is not a number",
-        ),
-        (
-            {"metric": GPU, "values": [[SCRAPED_AT, 12.5]]},
-            "result[0].values[0]",
-            "value 12.5 is not a string",
-        ),
-        (
-            {"metric": GPU, "values": [["2026-11-27", "1"]]},
-            "result[0].values[0]",
-            "timestamp '2026-11-27' is not a number of seconds",
-        ),
-        (
-            {"metric": GPU, "values": [[1e300, "1"]]},
-            "result[0].values[0]",
-            "timestamp 1e+300 is out of range",
-        ),
-        (
-            {"metric": GPU, "values": [[SCRAPED_AT]]},
-            "result[0].values[0]",
-            'expected [timestamp, "value"]',
-        ),
-        (
-            {"metric": GPU, "histograms": [[SCRAPED_AT, {"count": "1"}]]},
-            "result[0].histograms[0]",
-            "native histogram points are not supported",
-        ),
-        (
-            {"metric": {"UUID": "GPU-1"}, "values": [[SCRAPED_AT, "1"]]},
-            "result[0].metric.__name__ (values[0])",
-            "series has no metric name",
-        ),
-        (
-            {"metric": {"__name__": "up", "job": "x"}, "values": [[SCRAPED_AT, "1"]]},
-            "result[0].metric.__name__ (values[0])",
-            "metric 'up' is not a dcgm-exporter, vLLM or Triton metric",
-        ),
-        (
-            {
-                "metric": {"__name__": "DCGM_FI_DEV_NVSWITCH_LINK_THROUGHPUT_TX", "nvswitch": "0"},
-                "values": [[SCRAPED_AT, "1"]],
-            },
-            "result[0].metric.UUID (values[0])",
-            "has no GPU UUID label",
-        ),
-        (
-            {
-                "metric": {"__name__": "DCGM_FI_DEV_GPU_UTIL", "UUID": 7},
-                "values": [[SCRAPED_AT, "1"]],
-            },
-            "result[0].metric (values[0])",
-            "labels are not an object of strings",
-        ),
-        ({"metric": GPU, "values": "1"}, "result[0]", "not a series object with a values list"),
-        ("GPU-1", "result[0]", "not a series object"),
-    ],
-)
-def test_bad_points_are_quarantined(series: object, field: str, reason: str) -> None:
-    good = {"metric": GPU, "values": [[SCRAPED_AT, "300.5"]]}
-    text = json.dumps(
-        {"status": "success", "data": {"resultType": "matrix", "result": [series, good]}}
-    )
-    result = parse_query_range(text)
-    (rejected,) = result.rejected
-    assert (rejected.line, rejected.field) == (1, field)
-    assert reason in rejected.reason
-    (row,) = gpu_rows(result)
-    assert (row.value, row.source_line) == (300.5, 2)
-    assert_nothing_lost(result)
-
-
-def test_vector_result_and_fractional_timestamps() -> None:
-    text = json.dumps(
-        {
-            "status": "success",
-            "data": {
-                "resultType": "vector",
-                "result": [
-                    {"metric": GPU, "value": [1795761120.25, "109.857"]},
-                    {"metric": {**GPU, "UUID": "GPU-2"}, "value": [1795761120.25, "NaN"]},
-                ],
-            },
-        }
-    )
-    result = parse_query_range(text)
-    (row,) = gpu_rows(result)
-    assert (row.sampled_at, row.value) == (SCRAPED + dt.timedelta(milliseconds=250), 109.857)
-    assert result.rejected[0].field == "result[1].value"
-
-
-# --- OpenMetrics rendering -------------------------------------------------------------------
-
-
-def test_render_openmetrics_orders_points_groups_families_and_ends_with_eof() -> None:
-    text = render_openmetrics(
-        [
-            ExpositionSeries(
-                "DCGM_FI_DEV_FB_USED", {"UUID": "GPU-1", "Hostname": 'a"b'}, [(120, 2.0), (60, 1.5)]
-            ),
-            ExpositionSeries(
-                "vllm:prompt_tokens_total", {"model_name": "m"}, [(60, 5.0)], "counter"
-            ),
-            ExpositionSeries("DCGM_FI_DEV_FB_USED", {"UUID": "GPU-2"}, [(60, math.nan)]),
-        ]
-    )
-    assert text == (
-        "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
-        'DCGM_FI_DEV_FB_USED{UUID="GPU-1",Hostname="a\\"b"} 1.5 60\n'
-        'DCGM_FI_DEV_FB_USED{UUID="GPU-1",Hostname="a\\"b"} 2 120\n'
-        'DCGM_FI_DEV_FB_USED{UUID="GPU-2"} NaN 60\n'
-        "# TYPE vllm:prompt_tokens counter\n"
-        'vllm:prompt_tokens_total{model_name="m"} 5 60\n'
-        "# EOF\n"
-    )
-
-
-@pytest.mark.parametrize(
-    ("series", "message"),
-    [
-        (ExpositionSeries("m", {}, [(1795761120000.0, 1.0)]), "is not whole epoch seconds"),  # type: ignore[list-item]
-        (ExpositionSeries("m", {}, [(60, 1.0), (60, 2.0)]), "two points at 60"),
-        (ExpositionSeries("c", {}, [(60, 1.0)], "counter"), "counter 'c' must end in _total"),
-        (ExpositionSeries("m", {"bad-label": "x"}, [(60, 1.0)]), "invalid label name 'bad-label'"),
-        (ExpositionSeries("9m", {}, [(60, 1.0)]), "invalid metric name '9m'"),
-        (ExpositionSeries("m", {}, [(60, 1.0)], "histogram"), "metric type 'histogram'"),
-    ],
-)
-def test_render_openmetrics_refuses_what_promtool_would_mangle(
-    series: ExpositionSeries, message: str
-) -> None:
-    with pytest.raises(ValueError, match=re.escape(message)):
-        render_openmetrics([series])

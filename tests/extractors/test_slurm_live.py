@@ -15,7 +15,9 @@ import pytest
 
 import extractors.slurm.client as client
 from extractors.landing import batch_files, batch_manifest
-from extractors.slurm.live import (
+from extractors.slurm.parse import XDMOD_FIELDS, parse_sacct_text
+from extractors.slurm.records import JOBS_TABLE, STEPS_TABLE
+from extractors.slurm.windows import (
     LAG,
     Window,
     check_cluster_name,
@@ -24,8 +26,6 @@ from extractors.slurm.live import (
     sacct_argv,
     sacct_env,
 )
-from extractors.slurm.parse import XDMOD_FIELDS, parse_sacct_text
-from extractors.slurm.records import JOBS_TABLE, STEPS_TABLE
 from tests.conftest import FIXTURES, run_cli
 
 CAPTURE = FIXTURES / "real" / "slurm" / "slurm22.05_sacct_xdmod_fields.txt"

@@ -32,7 +32,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from extractors.prometheus.parse import ExpositionSeries, render_openmetrics
+from extractors.prometheus.openmetrics import ExpositionSeries, render_openmetrics
 from tests.conftest import REPO, run_cli, sql
 
 SCRIPTS = REPO / "scripts" / "prometheus"

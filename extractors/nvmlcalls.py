@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -19,6 +19,7 @@ import pynvml
 from extractors.filebatch import SourceFileError
 
 T = TypeVar("T")
+Record = dict[str, Any]  # one JSON line of a sampler
 
 _HARD = frozenset(
     {
@@ -75,6 +76,53 @@ class NullReasons:
 
     def note(self, field: str, why: str) -> None:
         self.reasons[field] = why
+
+
+def read_every_gpu(
+    read: Callable[[int, Any, str], list[Record]],
+    unreadable: Callable[[int, pynvml.NVMLError], list[Record]],
+    known: Iterable[int],
+) -> list[Record]:
+    """One round: `read(index, handle, uuid)` for every GPU. A GPU NVML fails on is
+    `unreadable(index, err)` and the round goes on; when NVML cannot even count the GPUs,
+    every `known` index is."""
+    try:
+        count = pynvml.nvmlDeviceGetCount()
+    except pynvml.NVMLError as err:
+        return [record for index in sorted(known) for record in unreadable(index, err)]
+    records: list[Record] = []
+    for index in range(count):
+        try:
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            records.extend(read(index, handle, pynvml.nvmlDeviceGetUUID(handle)))
+        except pynvml.NVMLError as err:
+            records.extend(unreadable(index, err))
+    return records
+
+
+class NewSamples:
+    """NVML's utilisation samples newer than the last ones read, per device.
+
+    `read(call, handle, key)` calls `call(handle, last sample time of key)`
+    (nvmlDeviceGetProcessUtilization, nvmlDeviceGetVgpuUtilization), so each sample is read
+    once: (the samples, None), or ([], the reason) on a soft NVML error.
+    """
+
+    def __init__(self) -> None:
+        self._seen_us: dict[str, int] = {}  # key -> time of its newest sample read
+
+    def read(
+        self, call: Callable[[Any, int], list[Any]], handle: Any, key: str
+    ) -> tuple[list[Any], str | None]:
+        try:
+            samples = call(handle, self._seen_us.get(key, 0))
+        except pynvml.NVMLError as err:
+            if is_hard(err):
+                raise
+            return [], reason(err)
+        for sample in samples:
+            self._seen_us[key] = max(self._seen_us.get(key, 0), sample.timeStamp)
+        return samples, None
 
 
 def utc_now() -> dt.datetime:

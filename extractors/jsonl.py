@@ -81,11 +81,17 @@ def parse_records(content: str, builders: dict[str, Builder]) -> ParseResult:
     return result
 
 
-def text(obj: dict[str, Any], name: str, *, required: bool = True) -> str | None:
+def _given(obj: dict[str, Any], name: str, required: bool) -> Any:
+    """The field's value; None when it is absent or null and not required."""
     value = obj.get(name)
+    if value is None and required:
+        raise FieldError(name, "missing")
+    return value
+
+
+def text(obj: dict[str, Any], name: str, *, required: bool = True) -> str | None:
+    value = _given(obj, name, required)
     if value is None:
-        if required:
-            raise FieldError(name, "missing")
         return None
     if not isinstance(value, str) or not value.strip():
         raise FieldError(name, f"expected a non-empty string, got {value!r}")
@@ -100,10 +106,8 @@ def integer(
     minimum: int | None = 0,
     maximum: int | None = None,
 ) -> int | None:
-    value = obj.get(name)
+    value = _given(obj, name, required)
     if value is None:
-        if required:
-            raise FieldError(name, "missing")
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise FieldError(name, f"expected an integer, got {value!r}")
@@ -119,15 +123,22 @@ def number(
     minimum: float | None = 0,
     maximum: float | None = None,
 ) -> float | None:
-    value = obj.get(name)
+    value = _given(obj, name, required)
     if value is None:
-        if required:
-            raise FieldError(name, "missing")
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise FieldError(name, f"expected a number, got {value!r}")
     _check_range(name, value, minimum, maximum)
     return float(value)
+
+
+def sampled(obj: dict[str, Any]) -> dict[str, Any]:
+    """`host`, `sampled_at` and `interval_seconds`: what every sampler record starts with."""
+    return {
+        "host": text(obj, "host"),
+        "sampled_at": timestamp(obj, "sampled_at"),
+        "interval_seconds": number(obj, "interval_seconds"),
+    }
 
 
 def percent(obj: dict[str, Any], name: str) -> float | None:
@@ -169,10 +180,8 @@ def reasons(obj: dict[str, Any], name: str = "null_reasons") -> str | None:
 
 
 def nested(obj: dict[str, Any], name: str, *, required: bool = True) -> dict[str, Any] | None:
-    value = obj.get(name)
+    value = _given(obj, name, required)
     if value is None:
-        if required:
-            raise FieldError(name, "missing")
         return None
     if not isinstance(value, dict):
         raise FieldError(name, f"expected an object, got {type(value).__name__}")

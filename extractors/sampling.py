@@ -28,6 +28,7 @@ from typing import Any, Protocol, TextIO
 from extractors.filebatch import SourceFileError, land_file
 from extractors.landing import LandingReport
 from extractors.records import ParseResult
+from extractors.state import source_dir
 
 
 class SamplerBusyError(SourceFileError):
@@ -118,10 +119,6 @@ def _positive(kind: type) -> Callable[[str], Any]:
     return convert
 
 
-def state_dir(home: Path, source: str) -> Path:
-    return home / "state" / source
-
-
 def run_live(
     home: Path,
     source: LiveSource,
@@ -132,9 +129,9 @@ def run_live(
     """Sample until `options.samples` rounds are done (or an interrupt), landing as it goes;
     progress lines go to `progress` (standard error by default)."""
     progress = progress or sys.stderr
-    spool = state_dir(home, source.name) / "spool"
+    spool = source_dir(home, source.name) / "spool"
     spool.mkdir(parents=True, exist_ok=True)
-    with _exclusive(state_dir(home, source.name) / "sampler.lock", source.name):
+    with _exclusive(source_dir(home, source.name) / "sampler.lock", source.name):
         reports = _recover(home, source, spool, progress)
         chunk: Path | None = None
         rounds = chunk_rounds = 0
