@@ -62,38 +62,26 @@ unused_changes as (
 deltas as (
     {#- the class timeline's cuts (counted, so that each interval knows the class interval it
         lies in) and ends, the pending requests and the tenants' unused guarantees -#}
+    {%- for edge, cut in [('start', 1), ('end', 0)] %}
     select
         gpu_class,
-        interval_start_at as event_at,
-        1 as class_cut,
+        interval_{{ edge }}_at as event_at,
+        {{ cut }} as class_cut,
         0.0 as pending_delta,
         0.0 as unused_delta
     from class_timeline
     union all
+    {%- endfor %}
+    {%- for edge, sign in [('from', ''), ('to', '-')] %}
     select
         gpu_class,
-        interval_end_at as event_at,
+        pending_{{ edge }}_at as event_at,
         0 as class_cut,
-        0.0 as pending_delta,
-        0.0 as unused_delta
-    from class_timeline
-    union all
-    select
-        gpu_class,
-        pending_from_at as event_at,
-        0 as class_cut,
-        demand_gpu_equivalents as pending_delta,
+        {{ sign }}demand_gpu_equivalents as pending_delta,
         0.0 as unused_delta
     from pending
     union all
-    select
-        gpu_class,
-        pending_to_at as event_at,
-        0 as class_cut,
-        -demand_gpu_equivalents as pending_delta,
-        0.0 as unused_delta
-    from pending
-    union all
+    {%- endfor %}
     select
         gpu_class,
         event_at,
