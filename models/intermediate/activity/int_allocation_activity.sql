@@ -41,18 +41,6 @@ segments as (
     select * from {{ ref('int_allocation_segments') }}
 ),
 
-pods as (
-    select * from {{ ref('stg_kubernetes__pod_allocations') }}
-),
-
-jobs as (
-    select * from {{ ref('stg_slurm__jobs') }}
-),
-
-assignments as (
-    select * from {{ ref('stg_vgpu__assignments') }}
-),
-
 device_hours as (
     select * from {{ ref('int_device_activity_hourly') }}
 ),
@@ -66,36 +54,25 @@ settings as (
 ),
 
 keyed as (
+    {#- the keys telemetry knows the segment's workload by (int_allocations) -#}
     select
-        segments.segment_id,
-        segments.source_system,
-        segments.sharing_mode,
-        segments.node_name,
-        segments.device_count,
-        segments.capacity_fraction,
-        segments.gpu_equivalents,
-        segments.segment_start_at,
-        segments.segment_end_at,
-        pods.namespace_name || '/' || pods.pod_name as pod_key,
-        pods.pod_uid,
-        jobs.job_id_raw,
-        jobs.node_names,
-        coalesce(jobs.node_count, 1) as node_count,
-        assignments.gpu_uuid as vgpu_gpu_uuid,
-        assignments.vgpu_uuid
+        segment_id,
+        source_system,
+        sharing_mode,
+        node_name,
+        gpu_uuid,
+        device_count,
+        capacity_fraction,
+        gpu_equivalents,
+        segment_start_at,
+        segment_end_at,
+        pod_key,
+        pod_uid,
+        slurm_job_id_raw,
+        node_names,
+        node_count,
+        vgpu_uuid
     from segments
-    left join pods
-        on
-            segments.source_system = 'kubernetes'
-            and segments.source_allocation_id = pods.pod_allocation_id
-    left join jobs
-        on
-            segments.source_system = 'slurm'
-            and segments.workload_id = jobs.workload_id
-    left join assignments
-        on
-            segments.source_system = 'vgpu'
-            and segments.allocation_id = 'vgpu:' || assignments.assignment_id
 ),
 
 nvml_hosts as (
@@ -109,7 +86,7 @@ nvml_segment_nodes as (
         segment_id,
         node_name,
         'slurm_job' as owner_kind,
-        job_id_raw as owner_key
+        slurm_job_id_raw as owner_key
     from keyed
     where
         source_system = 'slurm'
@@ -120,7 +97,7 @@ nvml_segment_nodes as (
         keyed.segment_id,
         nvml_hosts.node_name,
         'slurm_job' as owner_kind,
-        keyed.job_id_raw as owner_key
+        keyed.slurm_job_id_raw as owner_key
     from keyed
     inner join nvml_hosts
         on position(',' || nvml_hosts.node_name || ',' in ',' || keyed.node_names || ',') > 0
@@ -266,7 +243,7 @@ vgpu_hours as (
             device_hours.activity_source = 'vgpu_host'
             and device_hours.owner_kind = 'vgpu'
             and keyed.vgpu_uuid = device_hours.owner_key
-            and keyed.vgpu_gpu_uuid = device_hours.gpu_uuid
+            and keyed.gpu_uuid = device_hours.gpu_uuid
             and device_hours.hour_start_at >= date_trunc('hour', keyed.segment_start_at)
             and keyed.segment_end_at > device_hours.hour_start_at
     where keyed.source_system = 'vgpu'

@@ -10,25 +10,16 @@
     Allocated beyond the GPUs in service is a negative capacity difference (suspense), so
     in service = allocated + the four classes + difference, interval by interval.
 
-    Each tenant's unused guarantee changes only at its own events, so the class total is a
-    running sum of per-tenant deltas (O(n log n), no tenant x interval join). Where free
+    The class timeline (int_class_timeline: in-service GPUs, allocated GPU-equivalents and
+    reserved GPUs) is cut further where the pending demand or the tenants' unused reserved
+    GPUs (int_tenant_class_timeline; each changes only at its tenant's own events) change:
+    running sums of their deltas, and a running count of the class timeline's cuts names the
+    class interval each piece lies in (O(n log n), no tenant x interval or range join). Where free
     capacity cannot cover all unused guarantees, each tenant keeps the same share of its own:
     unused_guarantee_scale = unused guarantee / the sum; its running integral
     (unused_scale_hours_before) lets int_unused_guarantee attribute the class's hours to
     tenants exactly. -#}
 with
-
-segments as (
-    select * from {{ ref('int_allocation_segments_split') }}
-),
-
-devices as (
-    select * from {{ ref('int_devices_classified') }}
-),
-
-reservations as (
-    select * from {{ ref('stg_policy__reservations') }}
-),
 
 pending as (
     select * from {{ ref('int_pending_gpu_demand') }}
@@ -38,223 +29,80 @@ reserves as (
     select * from {{ ref('stg_policy__reliability_reserves') }}
 ),
 
+class_timeline as (
+    select * from {{ ref('int_class_timeline') }}
+),
+
+tenant_timeline as (
+    select * from {{ ref('int_tenant_class_timeline') }}
+),
+
 periods as (
     select * from {{ ref('int_periods') }}
 ),
 
-tenant_classes as (
-    select distinct
-        tenant_id,
-        gpu_class
-    from reservations
-),
-
-tenant_deltas as (
-    {{ gpuledger.tenant_guarantee_deltas() }}
-),
-
-tenant_events as (
+numbered_class_timeline as (
     select
-        tenant_id,
-        gpu_class,
-        event_at,
-        sum(allocated_delta) as allocated_delta,
-        sum(reserved_delta) as reserved_delta
-    from tenant_deltas
-    group by tenant_id, gpu_class, event_at
+        *,
+        row_number() over (partition by gpu_class order by interval_start_at) as class_interval_number
+    from class_timeline
 ),
 
-tenant_running as (
-    select
-        tenant_id,
-        gpu_class,
-        event_at,
-        sum(reserved_delta) over (
-            partition by tenant_id, gpu_class order by event_at rows unbounded preceding
-        ) as reserved_gpus,
-        sum(allocated_delta) over (
-            partition by tenant_id, gpu_class order by event_at rows unbounded preceding
-        ) as allocated_gpu_equivalents
-    from tenant_events
-),
-
-tenant_levels as (
-    select
-        tenant_id,
-        gpu_class,
-        event_at,
-        greatest(round(reserved_gpus - allocated_gpu_equivalents, 9), 0) as unused_reserved_gpus
-    from tenant_running
-),
-
-unused_deltas as (
+unused_changes as (
+    {#- only the changes: every tenant event is a class timeline cut already -#}
     select
         gpu_class,
-        event_at,
+        interval_start_at as event_at,
         unused_reserved_gpus - coalesce(lag(unused_reserved_gpus) over (
-            partition by tenant_id, gpu_class order by event_at
+            partition by tenant_id, gpu_class order by interval_start_at
         ), 0) as unused_delta
-    from tenant_levels
-),
-
-classes as (
-    select distinct gpu_class from segments
-    union
-    select distinct gpu_class from devices
-    union
-    select distinct gpu_class from reservations
+    from tenant_timeline
 ),
 
 deltas as (
+    {#- the class timeline's cuts (counted, so that each interval knows the class interval it
+        lies in) and ends, the pending requests and the tenants' unused guarantees -#}
+    {%- for edge, cut in [('start', 1), ('end', 0)] %}
     select
         gpu_class,
-        in_service_from_at as event_at,
-        1.0 as device_delta,
-        0.0 as allocated_delta,
-        0.0 as reserved_delta,
+        interval_{{ edge }}_at as event_at,
+        {{ cut }} as class_cut,
         0.0 as pending_delta,
         0.0 as unused_delta
-    from devices
+    from class_timeline
     union all
+    {%- endfor %}
+    {%- for edge, sign in [('from', ''), ('to', '-')] %}
     select
         gpu_class,
-        in_service_to_at as event_at,
-        -1.0 as device_delta,
-        0.0 as allocated_delta,
-        0.0 as reserved_delta,
-        0.0 as pending_delta,
-        0.0 as unused_delta
-    from devices
-    where in_service_to_at is not null
-    union all
-    select
-        gpu_class,
-        segment_start_at as event_at,
-        0.0 as device_delta,
-        cast(gpu_equivalents as double) as allocated_delta,
-        0.0 as reserved_delta,
-        0.0 as pending_delta,
-        0.0 as unused_delta
-    from segments
-    union all
-    select
-        gpu_class,
-        segment_end_at as event_at,
-        0.0 as device_delta,
-        -cast(gpu_equivalents as double) as allocated_delta,
-        0.0 as reserved_delta,
-        0.0 as pending_delta,
-        0.0 as unused_delta
-    from segments
-    union all
-    select
-        gpu_class,
-        valid_from_at as event_at,
-        0.0 as device_delta,
-        0.0 as allocated_delta,
-        cast(reserved_gpus as double) as reserved_delta,
-        0.0 as pending_delta,
-        0.0 as unused_delta
-    from reservations
-    union all
-    select
-        gpu_class,
-        valid_to_at as event_at,
-        0.0 as device_delta,
-        0.0 as allocated_delta,
-        -cast(reserved_gpus as double) as reserved_delta,
-        0.0 as pending_delta,
-        0.0 as unused_delta
-    from reservations
-    where valid_to_at is not null
-    union all
-    select
-        gpu_class,
-        pending_from_at as event_at,
-        0.0 as device_delta,
-        0.0 as allocated_delta,
-        0.0 as reserved_delta,
-        demand_gpu_equivalents as pending_delta,
+        pending_{{ edge }}_at as event_at,
+        0 as class_cut,
+        {{ sign }}demand_gpu_equivalents as pending_delta,
         0.0 as unused_delta
     from pending
     union all
-    select
-        gpu_class,
-        pending_to_at as event_at,
-        0.0 as device_delta,
-        0.0 as allocated_delta,
-        0.0 as reserved_delta,
-        -demand_gpu_equivalents as pending_delta,
-        0.0 as unused_delta
-    from pending
-    union all
+    {%- endfor %}
     select
         gpu_class,
         event_at,
-        0.0 as device_delta,
-        0.0 as allocated_delta,
-        0.0 as reserved_delta,
+        0 as class_cut,
         0.0 as pending_delta,
-        unused_delta
-    from unused_deltas
-    union all
-    select
-        classes.gpu_class,
-        periods.period_start_at as event_at,
-        0.0 as device_delta,
-        0.0 as allocated_delta,
-        0.0 as reserved_delta,
-        0.0 as pending_delta,
-        0.0 as unused_delta
-    from classes
-    cross join periods
-    union all
-    select
-        classes.gpu_class,
-        periods.period_end_at as event_at,
-        0.0 as device_delta,
-        0.0 as allocated_delta,
-        0.0 as reserved_delta,
-        0.0 as pending_delta,
-        0.0 as unused_delta
-    from classes
-    cross join periods
-),
-
-events as (
-    select
-        gpu_class,
-        event_at,
-        sum(device_delta) as device_delta,
-        sum(allocated_delta) as allocated_delta,
-        sum(reserved_delta) as reserved_delta,
-        sum(pending_delta) as pending_delta,
-        sum(unused_delta) as unused_delta
-    from deltas
-    group by gpu_class, event_at
+        cast(unused_delta as double) as unused_delta
+    from unused_changes
+    where unused_delta != 0
 ),
 
 levels as (
-    select
-        gpu_class,
-        event_at as interval_start_at,
-        lead(event_at) over (partition by gpu_class order by event_at) as interval_end_at,
-        round(sum(device_delta) over (
-            partition by gpu_class order by event_at rows unbounded preceding
-        ), 9) as in_service_gpus,
-        round(sum(allocated_delta) over (
-            partition by gpu_class order by event_at rows unbounded preceding
-        ), 9) as allocated_gpu_equivalents,
-        round(sum(reserved_delta) over (
-            partition by gpu_class order by event_at rows unbounded preceding
-        ), 9) as reserved_gpus,
-        greatest(round(sum(pending_delta) over (
-            partition by gpu_class order by event_at rows unbounded preceding
-        ), 9), 0) as pending_gpu_equivalents,
-        greatest(round(sum(unused_delta) over (
-            partition by gpu_class order by event_at rows unbounded preceding
-        ), 9), 0) as unused_reserved_gpus
-    from events
+    {{ gpuledger.event_levels(
+        'deltas',
+        partition_by=['gpu_class'],
+        levels={
+            'class_interval_number': 'class_cut',
+            'pending_gpu_equivalents': 'pending_delta',
+            'unused_reserved_gpus': 'unused_delta'
+        },
+        round_to=9
+    ) }}
 ),
 
 in_periods as (
@@ -267,28 +115,39 @@ in_periods as (
             {{ gpuledger.seconds_between('levels.interval_start_at', 'levels.interval_end_at') }}
             as double
         ) / 3600 as interval_hours,
-        levels.in_service_gpus,
-        levels.allocated_gpu_equivalents,
-        levels.reserved_gpus,
-        levels.pending_gpu_equivalents,
-        levels.unused_reserved_gpus,
-        coalesce(cast(reserves.reliability_reserve_gpus as double), 0) as reliability_reserve_gpus,
-        greatest(levels.in_service_gpus - levels.allocated_gpu_equivalents, 0) as free_gpus
+        coalesce(cast(class_levels.in_service_gpus as double), 0) as in_service_gpus,
+        coalesce(cast(class_levels.allocated_gpu_equivalents as double), 0) as allocated_gpu_equivalents,
+        coalesce(cast(class_levels.reserved_gpus as double), 0) as reserved_gpus,
+        greatest(levels.pending_gpu_equivalents, 0) as pending_gpu_equivalents,
+        greatest(levels.unused_reserved_gpus, 0) as unused_reserved_gpus,
+        coalesce(cast(reserves.reliability_reserve_gpus as double), 0) as reliability_reserve_gpus
     from levels
     inner join periods
         on
             levels.interval_start_at >= periods.period_start_at
             and levels.interval_start_at < periods.period_end_at
+    left join numbered_class_timeline as class_levels
+        on
+            levels.gpu_class = class_levels.gpu_class
+            and levels.class_interval_number = class_levels.class_interval_number
+            and levels.interval_start_at < class_levels.interval_end_at
     left join reserves
         on levels.gpu_class = reserves.gpu_class
     where levels.interval_end_at is not null
+),
+
+free as (
+    select
+        *,
+        greatest(in_service_gpus - allocated_gpu_equivalents, 0) as free_gpus
+    from in_periods
 ),
 
 reserve_taken as (
     select
         *,
         least(reliability_reserve_gpus, free_gpus) as reserve_gpus
-    from in_periods
+    from free
 ),
 
 fragmentation_taken as (

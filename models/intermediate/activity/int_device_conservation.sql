@@ -8,7 +8,10 @@
       the fractions on one GPU must fit in 1 while it is in service. There, process-mapped
       shares are measured, so an excess they make is a violation.
     - node: Slurm jobs, Kubernetes pods and vGPU VMs name a node; a job spanning several nodes
-      holds its GPU-equivalents evenly over its nodes (sacct names nodes, not GPUs).
+      (node_count, node_names) holds its GPU-equivalents evenly over its nodes (sacct names
+      nodes, not GPUs).
+    The sweep is per scope (device or node), not per tenant and class: placements and
+    capacities are its events (gpuledger.event_levels).
     Allocations on nodes missing from the inventory are not here (no_orphan_allocations).
 
     Time-sliced replicas share a GPU by declaration (capacity fraction 1 / replicas, modeled);
@@ -21,10 +24,6 @@ with
 
 segments as (
     select * from {{ ref('int_allocation_segments_split') }}
-),
-
-jobs as (
-    select * from {{ ref('stg_slurm__jobs') }}
 ),
 
 devices as (
@@ -48,9 +47,7 @@ placed_on_nodes as (
         segments.segment_end_at,
         cast(segments.gpu_equivalents as double) as gpu_equivalents
     from segments
-    left join jobs
-        on segments.source_system = 'slurm' and segments.workload_id = jobs.workload_id
-    where coalesce(jobs.node_count, 1) <= 1
+    where segments.node_count <= 1
     union all
     select
         segments.segment_id,
@@ -58,13 +55,11 @@ placed_on_nodes as (
         segments.sharing_mode in ('timeslice', 'process') as is_declared_sharing,
         segments.segment_start_at,
         segments.segment_end_at,
-        cast(segments.gpu_equivalents as double) / jobs.node_count as gpu_equivalents
+        cast(segments.gpu_equivalents as double) / segments.node_count as gpu_equivalents
     from segments
-    inner join jobs
-        on segments.source_system = 'slurm' and segments.workload_id = jobs.workload_id
     inner join nodes
-        on position(',' || nodes.node_name || ',' in ',' || jobs.node_names || ',') > 0
-    where jobs.node_count > 1
+        on position(',' || nodes.node_name || ',' in ',' || segments.node_names || ',') > 0
+    where segments.node_count > 1
 ),
 
 placements as (
@@ -177,38 +172,18 @@ deltas as (
     cross join periods
 ),
 
-events as (
-    select
-        scope_type,
-        scope_key,
-        event_at,
-        sum(capacity_delta) as capacity_delta,
-        sum(exclusive_delta) as exclusive_delta,
-        sum(timeslice_delta) as timeslice_delta,
-        sum(allocation_delta) as allocation_delta
-    from deltas
-    group by scope_type, scope_key, event_at
-),
-
 levels as (
-    select
-        scope_type,
-        scope_key,
-        event_at as interval_start_at,
-        lead(event_at) over (partition by scope_type, scope_key order by event_at) as interval_end_at,
-        round(sum(capacity_delta) over (
-            partition by scope_type, scope_key order by event_at rows unbounded preceding
-        ), 9) as capacity_gpus,
-        round(sum(exclusive_delta) over (
-            partition by scope_type, scope_key order by event_at rows unbounded preceding
-        ), 9) as exclusive_gpu_equivalents,
-        round(sum(timeslice_delta) over (
-            partition by scope_type, scope_key order by event_at rows unbounded preceding
-        ), 9) as timeslice_gpu_equivalents,
-        sum(allocation_delta) over (
-            partition by scope_type, scope_key order by event_at rows unbounded preceding
-        ) as allocation_count
-    from events
+    {{ gpuledger.event_levels(
+        'deltas',
+        partition_by=['scope_type', 'scope_key'],
+        levels={
+            'capacity_gpus': 'capacity_delta',
+            'exclusive_gpu_equivalents': 'exclusive_delta',
+            'timeslice_gpu_equivalents': 'timeslice_delta',
+            'allocation_count': 'allocation_delta'
+        },
+        round_to=9
+    ) }}
 ),
 
 excess as (

@@ -110,6 +110,12 @@ final as (
         allocations.is_open,
         allocations.is_orphan,
         allocations.is_missing_weight,
+        allocations.pod_uid,
+        allocations.pod_key,
+        allocations.slurm_job_id_raw,
+        allocations.node_names,
+        allocations.node_count,
+        allocations.vgpu_uuid,
         case when ownership.tenant_id is null then 'unattributed' else allocations.confidence end
             as confidence,
         allocations.gpu_equivalents

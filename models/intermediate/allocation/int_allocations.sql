@@ -2,7 +2,11 @@
     A time-sliced replica the NVML sampler mapped to a GPU is replaced by its process-mapped
     pieces (int_timeslice_process_shares); `source_allocation_id` is the scheduler's
     allocation a row belongs to (itself, but for those pieces), `gpu_uuid` the physical GPU
-    when the row is placed on one (vGPU host view, process-mapped pieces). -#}
+    when the row is placed on one (vGPU host view, process-mapped pieces).
+    The keys telemetry knows a workload by travel with it, null where the source has none:
+    `pod_uid` and `pod_key` (namespace/pod) of a Kubernetes pod, `slurm_job_id_raw` and
+    `node_names` of a Slurm job, `vgpu_uuid` of a vGPU instance; `node_count` is the nodes an
+    allocation spans (a Slurm job's, else 1). -#}
 with
 
 slurm as (
@@ -41,8 +45,21 @@ unioned as (
         'gpu_equivalents', 'allocation_start_at', 'allocation_end_at', 'is_open', 'is_orphan',
         'is_missing_weight', 'confidence'
     ] %}
+    {#- the telemetry keys each source has; the others are null -#}
+    {%- set source_keys = {
+        'slurm': ['slurm_job_id_raw', 'node_names'],
+        'vgpu': ['vgpu_uuid'],
+        'kubernetes': ['pod_uid', 'pod_key'],
+        'process_shares': ['pod_uid', 'pod_key']
+    } %}
     {%- for source in ['slurm', 'vgpu', 'kubernetes', 'process_shares'] %}
-    select {{ columns | join(', ') }} from {{ source }}
+    select
+        {{ columns | join(', ') }},
+        {%- for key in ['pod_uid', 'pod_key', 'slurm_job_id_raw', 'node_names', 'vgpu_uuid'] %}
+        {{ key if key in source_keys[source] else 'cast(null as ' ~ dbt.type_string() ~ ') as ' ~ key }},
+        {%- endfor %}
+        {{ 'node_count' if source == 'slurm' else '1 as node_count' }}
+    from {{ source }}
     {% if not loop.last %}union all{% endif %}
     {%- endfor %}
 ),

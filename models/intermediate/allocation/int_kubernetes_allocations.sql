@@ -5,7 +5,9 @@
     replicas of the pod or of its node's time-slicing config (modeled). A plain
     `nvidia.com/gpu` on a node that time-slices it is a replica too. A replica whose count
     nobody declared holds a whole GPU provisionally and is flagged (partition_weight_coverage
-    blocks the close). Owned by namespace (by name, through the ownership timeline). -#}
+    blocks the close). Owned by namespace (by name, through the ownership timeline). The pod's
+    UID and namespace/pod key (how NVML cgroups and DCGM series name it) come along for
+    telemetry. -#}
 with
 
 pods as (
@@ -90,6 +92,8 @@ final as (
         end as decimal(18, 6)) as capacity_fraction,
         held.effective_sharing_mode = 'timeslice' and coalesce(held.replicas, 0) <= 0
             as is_missing_weight,
+        held.pod_uid,
+        held.namespace_name || '/' || held.pod_name as pod_key,
         held.started_at as allocation_start_at,
         coalesce(held.finished_at, held.observed_through_at) as allocation_end_at,
         held.is_open,

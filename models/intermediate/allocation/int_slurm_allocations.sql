@@ -1,6 +1,8 @@
 {#- One allocation per Slurm job that held GPUs: [started_at, ended_at) on its first node's
     GPU class. A running job's allocation is open and provisionally ends at its extraction
-    time. A MIG gres (`gres/gpu:a100_3g.20gb`) holds the profile's capacity fraction. -#}
+    time. A MIG gres (`gres/gpu:a100_3g.20gb`) holds the profile's capacity fraction. The raw
+    job id (the id the NVML sampler's cgroups name) and the job's nodes come along for
+    telemetry and conservation. -#}
 with
 
 jobs as (
@@ -52,7 +54,10 @@ final as (
         held.is_open,
         nodes.node_name is null as is_orphan,
         'high' as confidence,
-        held.job_state
+        held.job_state,
+        held.job_id_raw as slurm_job_id_raw,
+        held.node_names,
+        coalesce(held.node_count, 1) as node_count
     from held
     left join nodes
         on held.first_node = nodes.node_name

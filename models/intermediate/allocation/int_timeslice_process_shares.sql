@@ -23,15 +23,12 @@
     when the policy setting `timeslice_attribution` is `modeled`.
 
     One row per piece, in int_allocations' shape; `source_allocation_id` is the pod
-    allocation a piece belongs to, `gpu_uuid` the GPU it was measured on. -#}
+    allocation a piece belongs to (whose pod UID and key it carries), `gpu_uuid` the GPU it
+    was measured on. -#}
 with
 
 allocations as (
     select * from {{ ref('int_kubernetes_allocations') }}
-),
-
-pods as (
-    select * from {{ ref('stg_kubernetes__pod_allocations') }}
 ),
 
 samples as (
@@ -47,12 +44,8 @@ settings as (
 ),
 
 replicas as (
-    select
-        allocations.*,
-        pods.pod_uid
+    select allocations.*
     from allocations
-    inner join pods
-        on allocations.allocation_id = pods.pod_allocation_id
     cross join settings
     where
         allocations.sharing_mode = 'timeslice'
@@ -321,7 +314,9 @@ replica_pieces as (
         replicas.is_open and islands.piece_end_at = replicas.allocation_end_at as is_open,
         replicas.is_orphan,
         replicas.is_missing_weight,
-        case when islands.sharing_mode = 'process' then 'medium' else 'modeled' end as confidence
+        case when islands.sharing_mode = 'process' then 'medium' else 'modeled' end as confidence,
+        replicas.pod_uid,
+        replicas.pod_key
     from islands
     inner join replicas
         on islands.piece_key = replicas.allocation_id
@@ -351,7 +346,9 @@ unmapped_pieces as (
         false as is_open,
         false as is_orphan,
         false as is_missing_weight,
-        'unattributed' as confidence
+        'unattributed' as confidence,
+        cast(null as {{ dbt.type_string() }}) as pod_uid,
+        cast(null as {{ dbt.type_string() }}) as pod_key
     from islands
     inner join device_nodes
         on islands.piece_key = 'nvml:' || device_nodes.device_uuid

@@ -29,6 +29,7 @@ final as (
             as scope_key,
         assignments.node_name,
         assignments.gpu_uuid,
+        assignments.vgpu_uuid,
         coalesce(devices.gpu_model, assignments.gpu_model) as gpu_model,
         coalesce(devices.gpu_class, 'unknown') as gpu_class,
         'vgpu' as sharing_mode,

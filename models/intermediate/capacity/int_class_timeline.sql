@@ -1,19 +1,18 @@
 {#- Per GPU class, the timeline cut at every allocation, device service and reservation
     boundary and at every period start and end: in each interval the in-service GPUs, the
-    allocated GPU-equivalents and the reserved GPUs are constant. They are running sums of
-    the boundaries' deltas (O(n log n), no range join). Feeds the instant-level checks. -#}
+    allocated GPU-equivalents and the reserved GPUs are constant. The same sweep as the
+    tenants' (int_tenant_class_timeline) at the class's grain: its allocation and reservation
+    deltas are the sums of its tenants' deltas at each instant, plus the devices entering and
+    leaving service; running sums (O(n log n), no range join). Feeds the instant-level checks
+    and int_capacity_idle_timeline. -#}
 with
 
-segments as (
-    select * from {{ ref('int_allocation_segments_split') }}
+tenant_timeline as (
+    select * from {{ ref('int_tenant_class_timeline') }}
 ),
 
 devices as (
     select * from {{ ref('int_devices_classified') }}
-),
-
-reservations as (
-    select * from {{ ref('stg_policy__reservations') }}
 ),
 
 periods as (
@@ -21,29 +20,19 @@ periods as (
 ),
 
 classes as (
-    select distinct gpu_class from segments
+    select distinct gpu_class from tenant_timeline
     union
     select distinct gpu_class from devices
-    union
-    select distinct gpu_class from reservations
 ),
 
 deltas as (
     select
         gpu_class,
-        segment_start_at as event_at,
-        gpu_equivalents as allocated_delta,
+        interval_start_at as event_at,
+        allocated_delta,
         0 as device_delta,
-        0 as reserved_delta
-    from segments
-    union all
-    select
-        gpu_class,
-        segment_end_at as event_at,
-        -gpu_equivalents as allocated_delta,
-        0 as device_delta,
-        0 as reserved_delta
-    from segments
+        reserved_delta
+    from tenant_timeline
     union all
     select
         gpu_class,
@@ -61,23 +50,6 @@ deltas as (
         0 as reserved_delta
     from devices
     where in_service_to_at is not null
-    union all
-    select
-        gpu_class,
-        valid_from_at as event_at,
-        0 as allocated_delta,
-        0 as device_delta,
-        reserved_gpus as reserved_delta
-    from reservations
-    union all
-    select
-        gpu_class,
-        valid_to_at as event_at,
-        0 as allocated_delta,
-        0 as device_delta,
-        -reserved_gpus as reserved_delta
-    from reservations
-    where valid_to_at is not null
     union all
     select
         classes.gpu_class,
@@ -98,32 +70,16 @@ deltas as (
     cross join periods
 ),
 
-events as (
-    select
-        gpu_class,
-        event_at,
-        sum(allocated_delta) as allocated_delta,
-        sum(device_delta) as device_delta,
-        sum(reserved_delta) as reserved_delta
-    from deltas
-    group by gpu_class, event_at
-),
-
 levels as (
-    select
-        gpu_class,
-        event_at as interval_start_at,
-        lead(event_at) over (partition by gpu_class order by event_at) as interval_end_at,
-        sum(device_delta) over (
-            partition by gpu_class order by event_at rows unbounded preceding
-        ) as in_service_gpus,
-        sum(allocated_delta) over (
-            partition by gpu_class order by event_at rows unbounded preceding
-        ) as allocated_gpu_equivalents,
-        sum(reserved_delta) over (
-            partition by gpu_class order by event_at rows unbounded preceding
-        ) as reserved_gpus
-    from events
+    {{ gpuledger.event_levels(
+        'deltas',
+        partition_by=['gpu_class'],
+        levels={
+            'in_service_gpus': 'device_delta',
+            'allocated_gpu_equivalents': 'allocated_delta',
+            'reserved_gpus': 'reserved_delta'
+        }
+    ) }}
 ),
 
 final as (

@@ -5,21 +5,8 @@ devices as (
     select * from {{ source('inventory', 'inventory_devices') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-ranked as (
-    select
-        devices.*,
-        batches.extracted_at,
-        row_number() over (
-            partition by devices.gpu_uuid
-            order by batches.extracted_at desc, devices.batch_id desc
-        ) as report_rank
-    from devices
-    inner join batches
-        on devices.batch_id = batches.batch_id
+latest as (
+    {{ gpuledger.latest_landed('devices', key=['gpu_uuid']) }}
 ),
 
 final as (
@@ -32,8 +19,7 @@ final as (
         in_service_to as in_service_to_at,
         batch_id,
         extracted_at
-    from ranked
-    where report_rank = 1
+    from latest
 )
 
 select * from final

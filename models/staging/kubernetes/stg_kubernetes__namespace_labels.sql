@@ -14,27 +14,12 @@ snapshots as (
     select * from {{ source('kubernetes', 'kubernetes_list_snapshots') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
 landed as (
-    select
-        namespaces.*,
-        batches.extracted_at
-    from namespaces
-    inner join batches
-        on namespaces.batch_id = batches.batch_id
+    {{ gpuledger.landed_records('namespaces') }}
 ),
 
 namespace_snapshots as (
-    select
-        snapshots.cluster,
-        snapshots.observed_at
-    from snapshots
-    inner join batches
-        on snapshots.batch_id = batches.batch_id
-    where snapshots.resource = 'namespaces'
+    {{ gpuledger.landed_records('snapshots', where="resource = 'namespaces'") }}
 ),
 
 ordered as (

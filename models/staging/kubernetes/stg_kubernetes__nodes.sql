@@ -8,34 +8,13 @@ nodes as (
     select * from {{ source('kubernetes', 'kubernetes_nodes') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-landed as (
-    select
-        nodes.*,
-        batches.extracted_at,
-        coalesce(nodes.resource_version, cast(nodes.observed_at as {{ dbt.type_string() }})) as version_key
-    from nodes
-    inner join batches
-        on nodes.batch_id = batches.batch_id
-),
-
-ranked as (
-    select
-        *,
-        row_number() over (
-            partition by cluster, node_uid, resource_name, version_key, is_deleted
-            order by observed_at, extracted_at, batch_id, source_line
-        ) as sighting_rank
-    from landed
+first_sightings as (
+    {{ gpuledger.kubernetes_object_versions('nodes', 'node_uid') }}
 ),
 
 final as (
     select
-        cluster || ':' || node_uid || ':' || resource_name || ':' || version_key
-        || case when is_deleted then ':deleted' else '' end as node_resource_observation_id,
+        observation_id as node_resource_observation_id,
         cluster as cluster_id,
         node_name,
         node_uid,
@@ -56,8 +35,7 @@ final as (
         batch_id,
         extracted_at,
         source_line
-    from ranked
-    where sighting_rank = 1
+    from first_sightings
 )
 
 select * from final

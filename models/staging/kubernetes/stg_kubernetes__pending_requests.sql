@@ -8,33 +8,16 @@ pending as (
     select * from {{ source('kubernetes', 'kubernetes_pending_requests') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-landed as (
-    select
-        pending.*,
-        batches.extracted_at
-    from pending
-    inner join batches
-        on pending.batch_id = batches.batch_id
-),
-
-ranked as (
-    select
-        *,
-        min(observed_at) over (
-            partition by cluster, pod_uid, container_name, resource_name
-        ) as first_pending_observed_at,
-        max(observed_at) over (
-            partition by cluster, pod_uid, container_name, resource_name
-        ) as last_pending_observed_at,
-        row_number() over (
-            partition by cluster, pod_uid, container_name, resource_name
-            order by is_deleted desc, observed_at desc, extracted_at desc, batch_id desc, source_line desc
-        ) as observation_rank
-    from landed
+latest as (
+    {{ gpuledger.latest_landed(
+        'pending',
+        key=['cluster', 'pod_uid', 'container_name', 'resource_name'],
+        prefer=['is_deleted desc', 'observed_at desc'],
+        across_versions={
+            'first_pending_observed_at': 'min(observed_at)',
+            'last_pending_observed_at': 'max(observed_at)'
+        }
+    ) }}
 ),
 
 final as (
@@ -62,8 +45,7 @@ final as (
         batch_id,
         extracted_at,
         source_line
-    from ranked
-    where observation_rank = 1
+    from latest
 )
 
 select * from final

@@ -18,35 +18,36 @@ snapshots as (
     select * from {{ source('kubernetes', 'kubernetes_list_snapshots') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
+observations as (
+    select
+        *,
+        coalesce(phase in ('Succeeded', 'Failed'), false) as is_terminal
+    from allocations
 ),
 
-landed as (
-    select
-        allocations.*,
-        batches.extracted_at,
-        coalesce(allocations.phase in ('Succeeded', 'Failed'), false) as is_terminal
-    from allocations
-    inner join batches
-        on allocations.batch_id = batches.batch_id
+latest as (
+    {{ gpuledger.latest_landed(
+        'observations',
+        key=['cluster', 'pod_uid', 'container_name', 'resource_name'],
+        prefer=['is_deleted desc', 'is_terminal desc', 'observed_at desc'],
+        across_versions={
+            'first_started_at': 'min(started_at)',
+            'first_observed_at': 'min(observed_at)',
+            'last_observed_at': 'max(observed_at)'
+        }
+    ) }}
 ),
 
 pod_snapshots as (
-    select
-        snapshots.cluster,
-        snapshots.observed_at
-    from snapshots
-    inner join batches
-        on snapshots.batch_id = batches.batch_id
-    where snapshots.resource = 'pods'
+    {{ gpuledger.landed_records('snapshots', where="resource = 'pods'") }}
 ),
 
 cluster_observations as (
+    {#- a pod's last observation is the latest of all its observations -#}
     select
         cluster,
-        observed_at
-    from landed
+        last_observed_at as observed_at
+    from latest
     union all
     select
         cluster,
@@ -60,32 +61,6 @@ observed_through as (
         max(observed_at) as observed_through_at
     from cluster_observations
     group by cluster
-),
-
-ranked as (
-    select
-        *,
-        min(started_at) over (
-            partition by cluster, pod_uid, container_name, resource_name
-        ) as first_started_at,
-        min(observed_at) over (
-            partition by cluster, pod_uid, container_name, resource_name
-        ) as first_observed_at,
-        max(observed_at) over (
-            partition by cluster, pod_uid, container_name, resource_name
-        ) as last_observed_at,
-        row_number() over (
-            partition by cluster, pod_uid, container_name, resource_name
-            order by
-                is_deleted desc, is_terminal desc, observed_at desc, extracted_at desc,
-                batch_id desc, source_line desc
-        ) as observation_rank
-    from landed
-),
-
-latest as (
-    select * from ranked
-    where observation_rank = 1
 ),
 
 gone as (

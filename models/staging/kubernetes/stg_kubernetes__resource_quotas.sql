@@ -8,34 +8,13 @@ quotas as (
     select * from {{ source('kubernetes', 'kubernetes_resource_quotas') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-landed as (
-    select
-        quotas.*,
-        batches.extracted_at,
-        coalesce(quotas.resource_version, cast(quotas.observed_at as {{ dbt.type_string() }})) as version_key
-    from quotas
-    inner join batches
-        on quotas.batch_id = batches.batch_id
-),
-
-ranked as (
-    select
-        *,
-        row_number() over (
-            partition by cluster, quota_uid, resource_name, version_key, is_deleted
-            order by observed_at, extracted_at, batch_id, source_line
-        ) as sighting_rank
-    from landed
+first_sightings as (
+    {{ gpuledger.kubernetes_object_versions('quotas', 'quota_uid') }}
 ),
 
 final as (
     select
-        cluster || ':' || quota_uid || ':' || resource_name || ':' || version_key
-        || case when is_deleted then ':deleted' else '' end as quota_observation_id,
+        observation_id as quota_observation_id,
         cluster as cluster_id,
         namespace as namespace_name,
         quota_name,
@@ -52,8 +31,7 @@ final as (
         batch_id,
         extracted_at,
         source_line
-    from ranked
-    where sighting_rank = 1
+    from first_sightings
 )
 
 select * from final

@@ -9,29 +9,14 @@ devices as (
     select * from {{ source('nvml', 'nvml_devices') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-landed as (
-    select
-        devices.*,
-        batches.extracted_at
-    from devices
-    inner join batches
-        on devices.batch_id = batches.batch_id
-    where devices.device_uuid is not null
-),
-
-ranked as (
-    select
-        *,
-        min(observed_at) over (partition by device_uuid) as first_observed_at,
-        row_number() over (
-            partition by device_uuid
-            order by observed_at desc, extracted_at desc, batch_id desc, source_line desc
-        ) as report_rank
-    from landed
+latest as (
+    {{ gpuledger.latest_landed(
+        'devices',
+        key=['device_uuid'],
+        prefer=['observed_at desc'],
+        where='device_uuid is not null',
+        across_versions={'first_observed_at': 'min(observed_at)'}
+    ) }}
 ),
 
 final as (
@@ -57,8 +42,7 @@ final as (
         first_observed_at,
         observed_at as last_observed_at,
         batch_id
-    from ranked
-    where report_rank = 1
+    from latest
 )
 
 select * from final

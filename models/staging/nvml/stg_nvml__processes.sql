@@ -9,27 +9,8 @@ processes as (
     select * from {{ source('nvml', 'nvml_processes') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-landed as (
-    select
-        processes.*,
-        batches.extracted_at
-    from processes
-    inner join batches
-        on processes.batch_id = batches.batch_id
-),
-
-ranked as (
-    select
-        *,
-        row_number() over (
-            partition by device_uuid, pid, sampled_at
-            order by extracted_at desc, batch_id desc, source_line desc
-        ) as report_rank
-    from landed
+latest as (
+    {{ gpuledger.latest_landed('processes', key=['device_uuid', 'pid', 'sampled_at']) }}
 ),
 
 final as (
@@ -55,8 +36,7 @@ final as (
         owner_error,
         null_reasons,
         batch_id
-    from ranked
-    where report_rank = 1
+    from latest
 )
 
 select * from final

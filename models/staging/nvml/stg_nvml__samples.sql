@@ -11,28 +11,10 @@ samples as (
     select * from {{ source('nvml', 'nvml_samples') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-landed as (
-    select
-        samples.*,
-        batches.extracted_at
-    from samples
-    inner join batches
-        on samples.batch_id = batches.batch_id
-    where samples.device_uuid is not null
-),
-
-ranked as (
-    select
-        *,
-        row_number() over (
-            partition by device_uuid, sampled_at
-            order by extracted_at desc, batch_id desc, source_line desc
-        ) as report_rank
-    from landed
+latest as (
+    {{ gpuledger.latest_landed(
+        'samples', key=['device_uuid', 'sampled_at'], where='device_uuid is not null'
+    ) }}
 ),
 
 final as (
@@ -59,8 +41,7 @@ final as (
         error as sample_error,
         error is not null as has_error,
         batch_id
-    from ranked
-    where report_rank = 1
+    from latest
 )
 
 select * from final

@@ -20,18 +20,9 @@ samples as (
     select * from {{ source('prometheus', 'prometheus_gpu_samples') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-landed as (
-    select
-        samples.*,
-        batches.extracted_at
-    from samples
-    inner join batches
-        on samples.batch_id = batches.batch_id
-    where samples.metric in (
+activity_samples as (
+    select * from samples
+    where metric in (
         'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
         'DCGM_FI_DEV_GPU_UTIL',
         'DCGM_FI_DEV_FB_USED',
@@ -39,19 +30,10 @@ landed as (
     )
 ),
 
-ranked_points as (
-    select
-        *,
-        row_number() over (
-            partition by metric, gpu_uuid, coalesce(gpu_instance_id, ''), sampled_at
-            order by extracted_at desc, batch_id desc, source_line desc
-        ) as point_rank
-    from landed
-),
-
 points as (
-    select * from ranked_points
-    where point_rank = 1
+    {{ gpuledger.latest_landed(
+        'activity_samples', key=['metric', 'gpu_uuid', "coalesce(gpu_instance_id, '')", 'sampled_at']
+    ) }}
 ),
 
 per_series_time as (

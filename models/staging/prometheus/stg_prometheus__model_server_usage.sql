@@ -20,18 +20,9 @@ samples as (
     select * from {{ source('prometheus', 'prometheus_model_server_samples') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-landed as (
-    select
-        samples.*,
-        batches.extracted_at
-    from samples
-    inner join batches
-        on samples.batch_id = batches.batch_id
-    where samples.metric in (
+counter_samples as (
+    select * from samples
+    where metric in (
         'request_success',
         'request_failure',
         'prompt_tokens',
@@ -43,19 +34,8 @@ landed as (
     )
 ),
 
-ranked_points as (
-    select
-        *,
-        row_number() over (
-            partition by series_labels, sampled_at
-            order by extracted_at desc, batch_id desc, source_line desc
-        ) as point_rank
-    from landed
-),
-
 points as (
-    select * from ranked_points
-    where point_rank = 1
+    {{ gpuledger.latest_landed('counter_samples', key=['series_labels', 'sampled_at']) }}
 ),
 
 with_previous as (

@@ -6,21 +6,8 @@ requests as (
     select * from {{ source('requests', 'gateway_requests') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-ranked as (
-    select
-        requests.*,
-        batches.extracted_at,
-        row_number() over (
-            partition by requests.request_id
-            order by batches.extracted_at desc, requests.batch_id desc, requests.source_line desc
-        ) as report_rank
-    from requests
-    inner join batches
-        on requests.batch_id = batches.batch_id
+latest as (
+    {{ gpuledger.latest_landed('requests', key=['request_id']) }}
 ),
 
 final as (
@@ -38,8 +25,7 @@ final as (
         {{ seconds_between('started_at', 'finished_at') }} as duration_seconds,
         batch_id,
         extracted_at
-    from ranked
-    where report_rank = 1
+    from latest
 )
 
 select * from final

@@ -7,31 +7,18 @@ jobs as (
     select * from {{ source('slurm', 'slurm_jobs') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-landed as (
+reports as (
     select
-        jobs.*,
-        batches.extracted_at,
-        jobs.state in (
+        *,
+        state in (
             'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL', 'PREEMPTED',
             'OUT_OF_MEMORY', 'BOOT_FAIL', 'DEADLINE', 'REVOKED'
         ) as is_ended
     from jobs
-    inner join batches
-        on jobs.batch_id = batches.batch_id
 ),
 
-ranked as (
-    select
-        *,
-        row_number() over (
-            partition by cluster, job_id
-            order by is_ended desc, extracted_at desc, batch_id desc, source_line desc
-        ) as report_rank
-    from landed
+latest as (
+    {{ gpuledger.latest_landed('reports', key=['cluster', 'job_id'], prefer=['is_ended desc']) }}
 ),
 
 final as (
@@ -69,8 +56,7 @@ final as (
         batch_id,
         extracted_at,
         source_line
-    from ranked
-    where report_rank = 1
+    from latest
 )
 
 select * from final

@@ -20,22 +20,17 @@ hosts as (
     select * from {{ source('vgpu', 'vgpu_hosts') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
+answered_polls as (
+    {{ gpuledger.landed_records('hosts', where='error is null and active_vgpu_count is not null') }}
 ),
 
 host_polls as (
     select
-        hosts.gpu_uuid,
-        hosts.sampled_at,
-        max(hosts.active_vgpu_count) as active_vgpu_count
-    from hosts
-    inner join batches
-        on hosts.batch_id = batches.batch_id
-    where
-        hosts.error is null
-        and hosts.active_vgpu_count is not null
-    group by hosts.gpu_uuid, hosts.sampled_at
+        gpu_uuid,
+        sampled_at,
+        max(active_vgpu_count) as active_vgpu_count
+    from answered_polls
+    group by gpu_uuid, sampled_at
 ),
 
 seen_per_poll as (

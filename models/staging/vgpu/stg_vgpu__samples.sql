@@ -11,28 +11,10 @@ samples as (
     select * from {{ source('vgpu', 'vgpu_samples') }}
 ),
 
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-landed as (
-    select
-        samples.*,
-        batches.extracted_at
-    from samples
-    inner join batches
-        on samples.batch_id = batches.batch_id
-    where samples.vgpu_uuid is not null
-),
-
-ranked as (
-    select
-        *,
-        row_number() over (
-            partition by gpu_uuid, vgpu_uuid, sampled_at
-            order by extracted_at desc, batch_id desc, source_line desc
-        ) as report_rank
-    from landed
+latest as (
+    {{ gpuledger.latest_landed(
+        'samples', key=['gpu_uuid', 'vgpu_uuid', 'sampled_at'], where='vgpu_uuid is not null'
+    ) }}
 ),
 
 final as (
@@ -60,8 +42,7 @@ final as (
         util_sample_count,
         null_reasons,
         batch_id
-    from ranked
-    where report_rank = 1
+    from latest
 )
 
 select * from final
