@@ -1,17 +1,15 @@
 """The reconciliation checks of DESIGN.md "Period close" as blocking asset checks.
 
-One Dagster check per `check_name` that marts.fact_reconciliation reports, discovered from the
-model's SQL in the dbt manifest (`'<name>' as check_name`), so a check added to the model
-appears here on the next load. All run in one step (one query) and all are blocking: a check
-fails when its row for the run's period has status `fail` and `is_blocking`, or when the
-model reported no row for the period (no evidence, or a renamed check), and then
-published_period does not run. Informational rows (`info`, `not_applicable`) pass with their
-figures as metadata. The period is the monthly partition of the run. Built with the
-Definitions, from the manifest as it is then.
+One Dagster check per check registered in dbt_project.yml (vars.reconciliation_checks, read
+by gpuledger.core.checks), the list dbt compiles marts.fact_reconciliation from, so a check
+registered there appears here on the next load. All run in one step (one query) and all are
+blocking: a check fails when its row for the run's period has status `fail` and
+`is_blocking`, or when the model reported no row for the period (no evidence, or a renamed
+check), and then published_period does not run. Informational rows (`info`,
+`not_applicable`) pass with their figures as metadata. The period is the monthly partition
+of the run. Built with the Definitions, from the registry as it is then.
 """
 
-import json
-import re
 from collections.abc import Iterator
 
 from dagster import (
@@ -23,37 +21,34 @@ from dagster import (
     multi_asset_check,
 )
 
+from gpuledger.core.checks import registered_checks
 from gpuledger.core.home import home_lock
 from gpuledger.core.ledger import reconciliation
 from orchestration.outcomes import FAILED, refusal
 from orchestration.partitions import period_of
-from orchestration.project import dbt_project
 from orchestration.resources import GpuLedgerResource
 from orchestration.warehouse_assets import RECONCILIATION
 
-RECONCILIATION_MODEL = "model.gpuledger.fact_reconciliation"
-
 
 def reconciliation_check_names() -> tuple[str, ...]:
-    manifest = json.loads(dbt_project.manifest_path.read_text())
-    sql = manifest["nodes"][RECONCILIATION_MODEL]["raw_code"]
-    return tuple(sorted(set(re.findall(r"'([a-z0-9_]+)'\s+as\s+check_name", sql))))
+    return tuple(check.name for check in registered_checks())
 
 
 def reconciliation_checks() -> AssetChecksDefinition:
-    """One blocking check per check_name of the manifest as it is now."""
-    names = reconciliation_check_names()
+    """One blocking check per registered reconciliation check."""
+    checks = registered_checks()
+    names = tuple(check.name for check in checks)
 
     @multi_asset_check(
         name="reconciliation_checks",
         specs=[
             AssetCheckSpec(
-                name,
+                check.name,
                 asset=RECONCILIATION,
                 blocking=True,
-                description=f"fact_reconciliation check {name} for the period being closed",
+                description=check.description,
             )
-            for name in names
+            for check in checks
         ],
     )
     def reconciliation_checks(
