@@ -15,7 +15,7 @@ measured as (
         periods.period,
         cast(count(quarantine.batch_id) as double) as observed_value,
         cast(null as double) as limit_value,
-        'see gpuledger report --quarantine; every rejected record keeps file, line and reason'
+        'staging.stg_landing__quarantine holds each record with file, line, field and reason'
             as detail
     from periods
     left join quarantine
