@@ -1,6 +1,7 @@
 """The reconciliation checks of a period's close as blocking asset checks.
 
-One Dagster check per registered reconciliation check (gpuledger.core.checks), all run in one
+One Dagster check per check registered in dbt_project.yml (vars.reconciliation_checks, read by
+gpuledger.core.checks: the list dbt compiles marts.fact_reconciliation from), all run in one
 step (one query) and all blocking: the close gate (gpuledger.core.gate) says whether each
 passed — its row for the run's period has no blocking failure, and a registered check the
 warehouse reported no row for fails — and a failing one stops published_period. Informational
@@ -20,7 +21,7 @@ from dagster import (
 )
 
 from extractors import crashpoints
-from gpuledger.core.checks import registered_check_names
+from gpuledger.core.checks import registered_checks
 from gpuledger.core.gate import CheckOutcome, evaluate_checks
 from gpuledger.core.home import home_lock
 from orchestration.outcomes import FAILED, refusal
@@ -46,18 +47,16 @@ def _metadata(period: str, outcome: CheckOutcome) -> dict:
 
 def reconciliation_checks() -> AssetChecksDefinition:
     """One blocking check per registered reconciliation check."""
-    names = registered_check_names()
+    checks = registered_checks()
+    names = tuple(check.name for check in checks)
 
     @multi_asset_check(
         name="reconciliation_checks",
         specs=[
             AssetCheckSpec(
-                name,
-                asset=RECONCILIATION,
-                blocking=True,
-                description=f"fact_reconciliation check {name} for the period being closed",
+                check.name, asset=RECONCILIATION, blocking=True, description=check.description
             )
-            for name in names
+            for check in checks
         ],
     )
     def reconciliation_checks(

@@ -1,54 +1,100 @@
-{#- Capacity identity per period and GPU class: physical GPU-hours = allocated + unallocated,
-    with unallocated >= 0 (no class allocated more hours than its devices were in service).
-    Unavailable time is not modeled yet, so unallocated is what the identity leaves; orphan
-    usage (class 'unknown') has no physical capacity and is checked by no_orphan_allocations.
-    Returns the offending period/class rows. Severity warn: allocation beyond capacity is a
-    data condition, and the blocking gate for it is fact_reconciliation's capacity_identity
-    check, which `gpuledger close` reports as BLOCKED; an error here would abort the build
-    before that report exists. -#}
-{{ config(severity='warn') }}
-
+{#- The capacity identity (DESIGN.md "Computation"), per period and GPU class, from independent
+    sides: physical GPU-hours, each approved-inventory GPU's in-service interval
+    (stg_inventory__devices) clipped to the period, = allocated GPU-hours (the segments) + the
+    free-capacity classes of fact_idle_capacity (reliability_reserve, fragmentation_idle,
+    unused_guarantee, platform_unallocated) + its capacity_difference (negative where more
+    was allocated than was in service) + unavailable (not modeled: physical counts in-service
+    time only). Every fact_idle_capacity row is rounded to six decimals, so the tolerance is
+    1e-6 plus half a millionth of an hour per row summed. Returns the offending period/class
+    rows. (tests/dbt/assert_idle_classes_add_up_to_capacity.sql holds fact_idle_capacity
+    against int_capacity_by_class, which this test does not read.) -#}
 with
 
-capacity as (
-    select * from {{ ref('int_capacity_by_class') }}
+periods as (
+    select * from {{ ref('int_periods') }}
 ),
 
-usage as (
-    select * from {{ ref('int_usage_by_tenant') }}
+inventory as (
+    select * from {{ ref('stg_inventory__devices') }}
 ),
 
-class_usage as (
+classified as (
+    select * from {{ ref('int_devices_classified') }}
+),
+
+segments as (
+    select * from {{ ref('int_allocation_segments') }}
+),
+
+idle as (
+    select * from {{ ref('fact_idle_capacity') }}
+),
+
+in_service as (
+    select
+        periods.period,
+        classified.gpu_class,
+        greatest(inventory.in_service_from_at, periods.period_start_at) as service_start_at,
+        least(
+            coalesce(inventory.in_service_to_at, periods.period_end_at), periods.period_end_at
+        ) as service_end_at
+    from inventory
+    inner join classified
+        on inventory.gpu_uuid = classified.gpu_uuid
+    inner join periods
+        on
+            inventory.in_service_from_at < periods.period_end_at
+            and (inventory.in_service_to_at is null or inventory.in_service_to_at > periods.period_start_at)
+),
+
+sides as (
     select
         period,
         gpu_class,
-        sum(allocated_gpu_hours) as allocated_gpu_hours
-    from usage
-    where gpu_class != 'unknown'
+        {{ gpuledger.hours_between('service_start_at', 'service_end_at') }} as physical_gpu_hours,
+        0 as accounted_gpu_hours,
+        0 as rounded_rows
+    from in_service
+    union all
+    select
+        period,
+        gpu_class,
+        0 as physical_gpu_hours,
+        gpu_hours as accounted_gpu_hours,
+        0 as rounded_rows
+    from segments
+    union all
+    select
+        period,
+        gpu_class,
+        0 as physical_gpu_hours,
+        gpu_hours as accounted_gpu_hours,
+        1 as rounded_rows
+    from idle
+    where
+        idle_class in (
+            'reliability_reserve', 'fragmentation_idle', 'unused_guarantee', 'platform_unallocated',
+            'capacity_difference'
+        )
+),
+
+compared as (
+    select
+        period,
+        gpu_class,
+        sum(physical_gpu_hours) as physical_gpu_hours,
+        sum(accounted_gpu_hours) as accounted_gpu_hours,
+        0.000001 + 0.0000005 * sum(rounded_rows) as tolerance_gpu_hours
+    from sides
     group by period, gpu_class
 ),
 
-identity as (
-    select
-        coalesce(capacity.period, class_usage.period) as period,
-        coalesce(capacity.gpu_class, class_usage.gpu_class) as gpu_class,
-        coalesce(capacity.physical_gpu_hours, 0) as physical_gpu_hours,
-        coalesce(class_usage.allocated_gpu_hours, 0) as allocated_gpu_hours,
-        coalesce(capacity.physical_gpu_hours, 0)
-        - coalesce(class_usage.allocated_gpu_hours, 0) as unallocated_gpu_hours
-    from capacity
-    full outer join class_usage
-        on
-            capacity.period = class_usage.period
-            and capacity.gpu_class = class_usage.gpu_class
-),
-
 final as (
-    select *
-    from identity
-    where
-        unallocated_gpu_hours < -0.000001
-        or abs(physical_gpu_hours - (allocated_gpu_hours + unallocated_gpu_hours)) > 0.000001
+    select
+        *,
+        physical_gpu_hours - accounted_gpu_hours as identity_gap_gpu_hours
+    from compared
+    where abs(physical_gpu_hours - accounted_gpu_hours) > tolerance_gpu_hours
 )
 
 select * from final
