@@ -22,7 +22,10 @@ def land_file(
     parse: Callable[[str], ParseResult],
     row_types: Mapping[str, type],
     options: str = "",
+    extracted_at: dt.datetime | None = None,
 ) -> LandingReport:
+    """`extracted_at`: when the file was read from its source, if the user says (a file's
+    modification time is never evidence of it: a copy changes it)."""
     try:
         content = path.read_bytes()
     except OSError as exc:
@@ -35,7 +38,6 @@ def land_file(
         result = parse(text)
     except ValueError as exc:
         raise SourceFileError(f"{path}: {exc}") from None
-    extracted_at = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).replace(tzinfo=None)
     return land(
         home,
         source=source,

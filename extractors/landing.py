@@ -28,8 +28,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from extractors import crashpoints
-from extractors.expectations import failing_rows
-from extractors.records import ParseResult, Rejected, arrow_schema, to_table
+from extractors.expectations import failing_rows, ordered_pairs
+from extractors.records import ParseResult, Rejected, Span, arrow_schema, to_table
 
 BATCHES_TABLE = "batches"
 QUARANTINE_TABLE = "quarantine"
@@ -46,12 +46,21 @@ class BatchRow:
     file: str
     content_sha256: str
     options: str
-    extracted_at: dt.datetime
+    extracted_at: dt.datetime | None
     landed_at: dt.datetime
     records_read: int
     records_landed: int
     records_quarantined: int
     rows_written: int
+    # option (--extracted-at) | live_clock | what the format says (e.g. sacct_elapsed) |
+    # latest_evidence (the latest time among the rows) | none (no time at all)
+    extracted_at_basis: str | None = None
+    # the span the batch's evidence covers: the format's (sacct window, query range,
+    # sampler run) or, basis `evidence`, the rows' earliest to latest time (an interval still
+    # open reaches the extraction instant)
+    coverage_start_at: dt.datetime | None = None
+    coverage_end_at: dt.datetime | None = None
+    coverage_basis: str | None = None
 
 
 @dataclass(frozen=True)
@@ -182,9 +191,12 @@ def land(
     options: str,
     result: ParseResult,
     row_types: Mapping[str, type],
-    extracted_at: dt.datetime,
+    extracted_at: dt.datetime | None = None,
+    extracted_at_basis: str = "option",
 ) -> LandingReport:
-    """Write one parsed batch (idempotent). `row_types` maps each raw table to its record type."""
+    """Write one parsed batch (idempotent). `row_types` maps each raw table to its record type.
+    `extracted_at` is the instant the caller knows the evidence was read (an --extracted-at
+    option, the live clock: `extracted_at_basis`); else the format's or the rows' own."""
     batch_id = batch_id_for(source, options, content)
     with raw_store_lock(home):
         ensure_layout(home)
@@ -206,6 +218,8 @@ def land(
             raise KeyError(f"parser produced rows for undeclared raw tables {undeclared}")
         tables = {name: to_table(row_types[name], rows) for name, rows in result.tables.items()}
         held_back = _held_back(source, tables, row_types)
+        extracted = _extraction(result, tables, extracted_at, extracted_at_basis)
+        coverage = result.coverage or _evidence_span(tables, row_types, extracted)
         rows_by_table: dict[str, int] = {}
         held_lines = pa.array(sorted(held_back), pa.int64())
         for name, table in tables.items():
@@ -235,12 +249,16 @@ def land(
             file=file,
             content_sha256=hashlib.sha256(content).hexdigest(),
             options=options,
-            extracted_at=extracted_at,
+            extracted_at=extracted.end if extracted else None,
             landed_at=now,
             records_read=result.records_read,
             records_landed=result.records_read - len(quarantined_lines),
             records_quarantined=len(quarantined_lines),
             rows_written=sum(rows_by_table.values()),
+            extracted_at_basis=extracted.basis if extracted else "none",
+            coverage_start_at=coverage.start if coverage else None,
+            coverage_end_at=coverage.end if coverage else None,
+            coverage_basis=coverage.basis if coverage else None,
         )
         crashpoints.reached("ingest:before-manifest")
         write_parquet_atomic(
@@ -257,6 +275,49 @@ def land(
         already_landed=False,
         rejected=tuple(rejected),
     )
+
+
+def _time_columns(table: pa.Table) -> list[str]:
+    return [f.name for f in table.schema if pa.types.is_timestamp(f.type)]
+
+
+def _extraction(
+    result: ParseResult,
+    tables: Mapping[str, pa.Table],
+    given: dt.datetime | None,
+    given_basis: str,
+) -> Span | None:
+    """When the evidence was read (as a span of one instant): the caller's, the format's, or
+    the latest time among the rows."""
+    if given is not None:
+        return Span(given, given, given_basis)
+    if result.extracted_at is not None:
+        basis = result.extracted_at_basis or "format"
+        return Span(result.extracted_at, result.extracted_at, basis)
+    latest = [pc.max(table[c]).as_py() for table in tables.values() for c in _time_columns(table)]
+    latest = [value for value in latest if value is not None]
+    return Span(max(latest), max(latest), "latest_evidence") if latest else None
+
+
+def _evidence_span(
+    tables: Mapping[str, pa.Table], row_types: Mapping[str, type], extracted: Span | None
+) -> Span | None:
+    """The rows' earliest to latest time; an interval still open (an end unset where its
+    start is set) reaches the extraction instant."""
+    lows, highs = [], []
+    for name, table in tables.items():
+        for column in _time_columns(table):
+            low, high = pc.min(table[column]).as_py(), pc.max(table[column]).as_py()
+            if low is not None:
+                lows.append(low)
+                highs.append(high)
+        for start, end in ordered_pairs(row_types[name]):
+            still_open = pc.and_(pc.is_valid(table[start]), pc.is_null(table[end]))
+            if extracted is not None and pc.any(still_open).as_py():
+                highs.append(extracted.end)
+    if not lows:
+        return None
+    return Span(min(lows), max(highs), "evidence")
 
 
 def _held_back(

@@ -30,17 +30,33 @@ class Rejected:
     raw: str
 
 
+@dataclass(frozen=True)
+class Span:
+    """A UTC time span `[start, end]` and what it is known from (`basis`)."""
+
+    start: dt.datetime
+    end: dt.datetime
+    basis: str
+
+
 @dataclass
 class ParseResult:
     """What a pure parser returns: rows per raw table, and the records it rejected.
 
     `records_read` counts input records (lines, JSON objects); one input record can yield
     several rows (an array-job line expands to one row per task), so rows are counted apart.
+    Where the format itself says so, `coverage` is the span its evidence covers (a sacct
+    window, a query range, a sampler run) and `extracted_at` the instant the source was read
+    (with `extracted_at_basis`, e.g. `sacct_elapsed`: the instant sacct saw a running job at);
+    the landing derives both from the rows' times otherwise.
     """
 
     tables: dict[str, list[object]] = field(default_factory=dict)
     rejected: list[Rejected] = field(default_factory=list)
     records_read: int = 0
+    coverage: Span | None = None
+    extracted_at: dt.datetime | None = None
+    extracted_at_basis: str | None = None
 
     def add(self, table: str, row: object) -> None:
         self.tables.setdefault(table, []).append(row)

@@ -191,6 +191,7 @@ class _Run:
             result=result,
             row_types=RAW_TABLES,
             extracted_at=now(),
+            extracted_at_basis="live_clock",
         )
         for item in self.pending:
             if isinstance(item, Listed) and item.after_expiry:

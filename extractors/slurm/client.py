@@ -120,6 +120,7 @@ def ingest_live(
             result=result,
             row_types=RAW_TABLES,
             extracted_at=extracted_at,
+            extracted_at_basis="live_clock",
         )
         state.advance(functools.partial(next_watermark, window_end=window.end, now=now))
         progress(
