@@ -10,14 +10,11 @@ source, the parse options and the content, so landing the same content twice is 
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import fcntl
 import hashlib
 import importlib
-import json
 import pkgutil
-import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,11 +25,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from extractors import crashpoints
-from extractors.expectations import failing_rows, ordered_pairs
-from extractors.records import ParseResult, Rejected, Span, arrow_schema, to_table
+from extractors.records import ParseResult, Rejected, arrow_schema, to_table
+from extractors.screening import evidence_span, extraction, held_back
 
 BATCHES_TABLE = "batches"
 QUARANTINE_TABLE = "quarantine"
+# a user's decisions about quarantined records (extractors.quarantine)
+DECISIONS_TABLE = "quarantine_decisions"
 # zero-row schema file of each raw table; not `_`-prefixed, which Spark's file listing skips
 EMPTY_FILE = "schema.parquet"
 
@@ -76,6 +75,20 @@ class QuarantineRow:
 
 
 @dataclass(frozen=True)
+class QuarantineDecision:
+    """Acknowledge or release one quarantined record (extractors.quarantine)."""
+
+    decision_id: str
+    decision: str  # acknowledge | release
+    batch_id: str
+    line: int
+    reason: str
+    decided_by: str
+    decided_at: dt.datetime
+    released_batch_id: str | None
+
+
+@dataclass(frozen=True)
 class LandingReport:
     batch_id: str
     source: str
@@ -105,7 +118,11 @@ def raw_tables() -> dict[str, type]:
     """Every raw table any extractor declares (`RAW_TABLES` in `extractors/<source>/records.py`)."""
     import extractors
 
-    tables: dict[str, type] = {BATCHES_TABLE: BatchRow, QUARANTINE_TABLE: QuarantineRow}
+    tables: dict[str, type] = {
+        BATCHES_TABLE: BatchRow,
+        QUARANTINE_TABLE: QuarantineRow,
+        DECISIONS_TABLE: QuarantineDecision,
+    }
     for module in pkgutil.iter_modules(extractors.__path__):
         if not module.ispkg:
             continue
@@ -120,7 +137,7 @@ def raw_tables() -> dict[str, type]:
 def _landed_schema(table: str, record_type: type) -> pa.Schema:
     """A record's schema plus the `batch_id` every evidence row carries."""
     schema = arrow_schema(record_type)
-    if table in (BATCHES_TABLE, QUARANTINE_TABLE):
+    if table in (BATCHES_TABLE, QUARANTINE_TABLE, DECISIONS_TABLE):
         return schema
     return schema.append(pa.field("batch_id", pa.string()))
 
@@ -174,7 +191,7 @@ def write_parquet_atomic(table: pa.Table, path: Path) -> None:
     tmp.replace(path)
 
 
-def _existing_manifest(home: Path, batch_id: str) -> BatchRow | None:
+def read_manifest(home: Path, batch_id: str) -> BatchRow | None:
     path = raw_dir(home) / BATCHES_TABLE / f"{batch_id}.parquet"
     if not path.exists():
         return None
@@ -193,14 +210,16 @@ def land(
     row_types: Mapping[str, type],
     extracted_at: dt.datetime | None = None,
     extracted_at_basis: str = "option",
+    validate: bool = True,
 ) -> LandingReport:
     """Write one parsed batch (idempotent). `row_types` maps each raw table to its record type.
     `extracted_at` is the instant the caller knows the evidence was read (an --extracted-at
-    option, the live clock: `extracted_at_basis`); else the format's or the rows' own."""
+    option, the live clock: `extracted_at_basis`); else the format's or the rows' own.
+    `validate=False` lands every row as parsed (a release from quarantine: the user decided)."""
     batch_id = batch_id_for(source, options, content)
     with raw_store_lock(home):
         ensure_layout(home)
-        existing = _existing_manifest(home, batch_id)
+        existing = read_manifest(home, batch_id)
         if existing is not None:
             return LandingReport(
                 batch_id=batch_id,
@@ -217,11 +236,11 @@ def land(
         if undeclared:
             raise KeyError(f"parser produced rows for undeclared raw tables {undeclared}")
         tables = {name: to_table(row_types[name], rows) for name, rows in result.tables.items()}
-        held_back = _held_back(source, tables, row_types)
-        extracted = _extraction(result, tables, extracted_at, extracted_at_basis)
-        coverage = result.coverage or _evidence_span(tables, row_types, extracted)
+        held = held_back(source, tables, row_types) if validate else {}
+        extracted = extraction(result, tables, extracted_at, extracted_at_basis)
+        coverage = result.coverage or evidence_span(tables, row_types, extracted)
         rows_by_table: dict[str, int] = {}
-        held_lines = pa.array(sorted(held_back), pa.int64())
+        held_lines = pa.array(sorted(held), pa.int64())
         for name, table in tables.items():
             landed = table.filter(pc.invert(pc.is_in(table["source_line"], held_lines)))
             landed = landed.append_column(
@@ -231,7 +250,7 @@ def land(
             rows_by_table[name] = landed.num_rows
         rejected = [
             *result.rejected,
-            *(held_back[line] for line in sorted(held_back)),
+            *(held[line] for line in sorted(held)),
         ]
         quarantined_lines = {r.line for r in rejected}
         quarantine = [
@@ -275,129 +294,6 @@ def land(
         already_landed=False,
         rejected=tuple(rejected),
     )
-
-
-def _time_columns(table: pa.Table) -> list[str]:
-    return [f.name for f in table.schema if pa.types.is_timestamp(f.type)]
-
-
-def _extraction(
-    result: ParseResult,
-    tables: Mapping[str, pa.Table],
-    given: dt.datetime | None,
-    given_basis: str,
-) -> Span | None:
-    """When the evidence was read (as a span of one instant): the caller's, the format's, or
-    the latest time among the rows."""
-    if given is not None:
-        return Span(given, given, given_basis)
-    if result.extracted_at is not None:
-        basis = result.extracted_at_basis or "format"
-        return Span(result.extracted_at, result.extracted_at, basis)
-    latest = [pc.max(table[c]).as_py() for table in tables.values() for c in _time_columns(table)]
-    latest = [value for value in latest if value is not None]
-    return Span(max(latest), max(latest), "latest_evidence") if latest else None
-
-
-def _evidence_span(
-    tables: Mapping[str, pa.Table], row_types: Mapping[str, type], extracted: Span | None
-) -> Span | None:
-    """The rows' earliest to latest time; an interval still open (an end unset where its
-    start is set) reaches the extraction instant."""
-    lows, highs = [], []
-    for name, table in tables.items():
-        for column in _time_columns(table):
-            low, high = pc.min(table[column]).as_py(), pc.max(table[column]).as_py()
-            if low is not None:
-                lows.append(low)
-                highs.append(high)
-        for start, end in ordered_pairs(row_types[name]):
-            still_open = pc.and_(pc.is_valid(table[start]), pc.is_null(table[end]))
-            if extracted is not None and pc.any(still_open).as_py():
-                highs.append(extracted.end)
-    if not lows:
-        return None
-    return Span(min(lows), max(highs), "evidence")
-
-
-def _held_back(
-    source: str, tables: Mapping[str, pa.Table], row_types: Mapping[str, type]
-) -> dict[int, Rejected]:
-    """The records (source lines) of a parsed batch that must not land, each with its first
-    reason: every row that breaks its table's expectation suite, and the rows that depend on
-    one (a job's steps go with the job: `QUARANTINED_WITH` in the source's records module)."""
-    held: dict[int, Rejected] = {}
-    for name, table in tables.items():
-        for failure in failing_rows(name, table, row_types[name]):
-            line = table["source_line"][failure.index].as_py()
-            row = table.slice(failure.index, 1).to_pylist()[0]
-            raw = json.dumps(row, default=str)
-            held.setdefault(line, Rejected(line, failure.field, failure.reason, raw))
-    records = importlib.import_module(f"extractors.{source}.records")
-    for dependent, (parent, keys) in getattr(records, "QUARANTINED_WITH", {}).items():
-        if dependent not in tables or parent not in tables or not held:
-            continue
-        parents = tables[parent].filter(
-            pc.is_in(tables[parent]["source_line"], pa.array(sorted(held), pa.int64()))
-        )
-        failed_keys = {tuple(row[k] for k in keys) for row in parents.select(keys).to_pylist()}
-        children = tables[dependent]
-        for index, row in enumerate(children.select([*keys, "source_line"]).to_pylist()):
-            key = tuple(row[k] for k in keys)
-            if key in failed_keys and row["source_line"] not in held:
-                raw = json.dumps(children.slice(index, 1).to_pylist()[0], default=str)
-                reason = f"{dependent}: its {parent} record {'/'.join(map(str, key))} failed"
-                held[row["source_line"]] = Rejected(row["source_line"], ",".join(keys), reason, raw)
-    return held
-
-
-def quarantine_batch(
-    home: Path,
-    batch: BatchRow,
-    tables: Mapping[str, type],
-    failing: Mapping[str, list[tuple[int, str, str]]],
-    summary: str,
-) -> None:
-    """Take a landed batch out of the raw store after its validation failed: its table files
-    move to `<home>/quarantine/validation/<batch_id>/`, each record goes to the quarantine
-    table (with the failing expectation, or the batch's summary), and its manifest is
-    rewritten with 0 records landed, so staging never reads it and re-landing stays a no-op.
-    `failing` maps a table to its failing (row index, field, reason)."""
-    with raw_store_lock(home):
-        evidence = home / "quarantine" / "validation" / batch.batch_id
-        evidence.mkdir(parents=True, exist_ok=True)
-        now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-        quarantined: dict[int, QuarantineRow] = {}
-        for table in tables:
-            path = raw_dir(home) / table / f"{batch.batch_id}.parquet"
-            if not path.exists():
-                continue
-            rows = pq.read_table(path).to_pylist()
-            reasons = {index: (field, reason) for index, field, reason in failing.get(table, [])}
-            for index, row in enumerate(rows):
-                line = row.get("source_line") or index + 1
-                field, reason = reasons.get(index, ("batch", f"batch quarantined: {summary}"))
-                if line in quarantined and field == "batch":
-                    continue
-                raw = json.dumps({k: v for k, v in row.items() if k != "batch_id"}, default=str)
-                quarantined[line] = QuarantineRow(
-                    batch.batch_id, batch.source, batch.file, line, field, reason, raw, now
-                )
-            shutil.copyfile(path, evidence / f"{table}.parquet")
-        if quarantined:
-            write_parquet_atomic(
-                to_table(QuarantineRow, [quarantined[k] for k in sorted(quarantined)]),
-                raw_dir(home) / QUARANTINE_TABLE / f"{batch.batch_id}-validation.parquet",
-            )
-        rewritten = dataclasses.replace(
-            batch, records_landed=0, records_quarantined=batch.records_read, rows_written=0
-        )
-        write_parquet_atomic(
-            to_table(BatchRow, [rewritten]),
-            raw_dir(home) / BATCHES_TABLE / f"{batch.batch_id}.parquet",
-        )
-        for table in tables:
-            (raw_dir(home) / table / f"{batch.batch_id}.parquet").unlink(missing_ok=True)
 
 
 def sweep_interrupted(home: Path) -> list[str]:

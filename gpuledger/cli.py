@@ -16,6 +16,8 @@ from extractors.commands import source_commands
 from extractors.filebatch import SourceFileError
 from extractors.inventory.parse import InventoryFormatError
 from extractors.landing import sweep_interrupted
+from extractors.quarantine import QuarantineError
+from gpuledger import quarantine
 from gpuledger.core.home import home_lock, resolve_home, resolve_policy
 from gpuledger.core.ledger import LedgerError
 from gpuledger.core.policy import PolicyError, parse_period
@@ -41,6 +43,7 @@ USER_ERRORS = (
     LedgerError,
     LookupError,
     FileNotFoundError,
+    QuarantineError,
 )
 
 
@@ -88,6 +91,11 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--period", type=_period, required=True)
     report.add_argument("--tenant")
     report.add_argument("--format", choices=("table", "csv", "html"), default="table")
+
+    quarantine.add_arguments(
+        commands.add_parser("quarantine", help="review the records the landing held back"),
+        _period,
+    )
 
     demo = commands.add_parser("demo", help="generate, ingest, close and show a demo month")
     demo.add_argument("--period", type=_period, default="2026-10")
@@ -168,6 +176,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "reopen":
         print(reopen_period(home, args.period, args.reason, args.approver))
         return 0
+    if args.command == "quarantine":
+        return quarantine.run(home, args)
     if args.command == "report":
         print(render_report(home, args.period, args.tenant, args.format), end="")
         return 0

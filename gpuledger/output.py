@@ -1,11 +1,41 @@
-"""What the CLI (and the demo) print about a landing and a close."""
+"""What the CLI (and the demo) print: tables, a landing, a close."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
 
 from extractors.landing import LandingReport
 from gpuledger.runs import CloseOutcome
 
 QUARANTINE_LINES_SHOWN = 20
+
+
+def cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, Decimal):
+        scale = 2 if value.as_tuple().exponent == -2 else 3
+        return f"{value:,.{scale}f}"
+    return str(value)
+
+
+def table_text(rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
+    grid = [[label for _, label in columns]] + [[cell(r[k]) for k, _ in columns] for r in rows]
+    widths = [max(len(line[i]) for line in grid) for i in range(len(columns))]
+    numeric = [
+        all(isinstance(r[k], int | float | Decimal) or r[k] is None for r in rows)
+        for k, _ in columns
+    ]
+
+    def render(line: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if num else c.ljust(w)
+            for c, w, num in zip(line, widths, numeric, strict=True)
+        ).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([render(grid[0]), rule, *(render(line) for line in grid[1:])])
 
 
 def landing_lines(report: LandingReport) -> list[str]:

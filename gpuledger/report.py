@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from gpuledger.core.warehouse import query
+from gpuledger.output import cell, table_text
 
 SHOWBACK_COLUMNS = (
     ("tenant_id", "tenant"),
@@ -56,33 +57,6 @@ LINE_COLUMNS = (
 )
 
 
-def _cell(value: object) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, Decimal):
-        scale = 2 if value.as_tuple().exponent == -2 else 3
-        return f"{value:,.{scale}f}"
-    return str(value)
-
-
-def _table(rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
-    grid = [[label for _, label in columns]] + [[_cell(r[k]) for k, _ in columns] for r in rows]
-    widths = [max(len(line[i]) for line in grid) for i in range(len(columns))]
-    numeric = [
-        all(isinstance(r[k], int | float | Decimal) or r[k] is None for r in rows)
-        for k, _ in columns
-    ]
-
-    def render(line: list[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if num else c.ljust(w)
-            for c, w, num in zip(line, widths, numeric, strict=True)
-        ).rstrip()
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([render(grid[0]), rule, *(render(line) for line in grid[1:])])
-
-
 def _csv(rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -95,7 +69,7 @@ def _csv(rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) 
 def _html(title: str, rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_cell(r[k]))}</td>" for k, _ in columns) + "</tr>"
+        "<tr>" + "".join(f"<td>{html.escape(cell(r[k]))}</td>" for k, _ in columns) + "</tr>"
         for r in rows
     )
     return (
@@ -145,11 +119,11 @@ def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
             + "".join(parts)
             + "</body></html>\n"
         )
-    text = f"{title}\n{_table(showback, SHOWBACK_COLUMNS)}\n"
+    text = f"{title}\n{table_text(showback, SHOWBACK_COLUMNS)}\n"
     total = sum((r["total_charge"] for r in showback), start=Decimal(0))
     text += f"total charged: {total:,.2f} {currency}\n"
-    mix = _table(showback, MIX_COLUMNS)
+    mix = table_text(showback, MIX_COLUMNS)
     text += f"\nAllocation by sharing mode and confidence; work delivered\n{mix}\n"
     if tenant:
-        text += f"\nCharge lines of {tenant}\n{_table(lines, LINE_COLUMNS)}\n"
+        text += f"\nCharge lines of {tenant}\n{table_text(lines, LINE_COLUMNS)}\n"
     return text

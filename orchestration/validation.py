@@ -10,7 +10,7 @@ only when a batch has rows to validate. The results are kept as JSON under
 max of its timestamps, extended to the extraction time when an interval is still open).
 
 Should GX still find a landed row that breaks its suite, the two evaluations disagree and the
-whole batch is taken out (extractors.landing.quarantine_batch: its records go to quarantine,
+whole batch is taken out (extractors.quarantine.quarantine_batch: its records go to quarantine,
 its manifest says 0 landed), so no doubtful evidence reaches a charge.
 
 The caller holds the home lock (gpuledger.core.home.home_lock) around every function here.
@@ -34,9 +34,9 @@ from extractors.landing import (
     BATCHES_TABLE,
     BatchRow,
     batch_files,
-    quarantine_batch,
     raw_dir,
 )
+from extractors.quarantine import quarantine_batch
 from gpuledger.core.validations import (
     VALIDATION_PASSED,
     VALIDATION_QUARANTINED,
