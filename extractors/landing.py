@@ -32,6 +32,8 @@ BATCHES_TABLE = "batches"
 QUARANTINE_TABLE = "quarantine"
 # a user's decisions about quarantined records (extractors.quarantine)
 DECISIONS_TABLE = "quarantine_decisions"
+# the tables whose files are not batch files of one batch (named by batch id)
+OWN_TABLES = (BATCHES_TABLE, DECISIONS_TABLE)
 # zero-row schema file of each raw table; not `_`-prefixed, which Spark's file listing skips
 EMPTY_FILE = "schema.parquet"
 
@@ -306,7 +308,8 @@ def sweep_interrupted(home: Path) -> list[str]:
             return []
         manifested = {p.stem for p in (root / BATCHES_TABLE).glob("*.parquet")}
         orphans = [p for p in root.rglob("*.tmp") if p.is_file()]
-        for folder in (f for f in root.iterdir() if f.is_dir() and f.name != BATCHES_TABLE):
+        evidence = (f for f in root.iterdir() if f.is_dir() and f.name not in OWN_TABLES)
+        for folder in evidence:
             orphans.extend(p for p in batch_files(folder) if p.stem.split("-")[0] not in manifested)
         if not orphans:
             return []

@@ -46,6 +46,7 @@ from extractors.records import ParseResult, to_table
 
 ACKNOWLEDGE = "acknowledge"
 RELEASE = "release"
+RELEASE_OPTION = "release:"  # the options of a batch a release landed, before the batch id
 
 
 class QuarantineError(ValueError):
@@ -178,7 +179,7 @@ def release(home: Path, batch_id: str, lines: Sequence[int], reason: str, by: st
         source=manifest.source,
         file=f"release of {manifest.file} (batch {batch_id})",
         content=content,
-        options=f"release:{batch_id}",
+        options=f"{RELEASE_OPTION}{batch_id}",
         result=result,
         row_types={t: tables[t] for t in result.tables},
         extracted_at=manifest.extracted_at,
@@ -188,6 +189,11 @@ def release(home: Path, batch_id: str, lines: Sequence[int], reason: str, by: st
     with raw_store_lock(home):
         _record(home, (_decision(RELEASE, r.row, reason, by, report.batch_id) for r in chosen))
     return report
+
+
+def is_release(batch: BatchRow) -> bool:
+    """Whether the batch landed records a user released from quarantine."""
+    return batch.options.startswith(RELEASE_OPTION)
 
 
 def _table_of(record: QuarantinedRecord) -> str:

@@ -191,6 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except USER_ERRORS as exc:
         print(f"gpuledger: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # the reader (`| head`) stopped reading: nothing more to say
+        sys.stderr.close()
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

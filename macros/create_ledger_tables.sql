@@ -3,7 +3,8 @@
     here so that the models reading it (fact_chargeback) work before the first close.
     closes: one row per close of a period; chargeback_lines: the lines each close published,
     as marts.fact_chargeback's contract declares a line (charge_line_columns); close_batches:
-    the landed batches each close was computed from; reopens: one row per reopen of a close. -#}
+    the landed batches each close was computed from; close_acknowledgements: the quarantined
+    records an acknowledgement let the close through with; reopens: one row per reopen. -#}
 {% macro create_ledger_tables() %}
     {%- set text = dbt.type_string() -%}
     {%- set ddl -%}
@@ -31,6 +32,16 @@
         close_id {{ text }},
         batch_id {{ text }},
         content_sha256 {{ text }}
+    );
+    create table if not exists ledger.close_acknowledgements (
+        close_id {{ text }},
+        batch_id {{ text }},
+        line_number bigint,
+        file_path {{ text }},
+        reason {{ text }},
+        decision_reason {{ text }},
+        decided_by {{ text }},
+        decided_at timestamp
     );
     create table if not exists ledger.reopens (
         reopen_id {{ text }},

@@ -36,7 +36,7 @@ from extractors.landing import (
     batch_files,
     raw_dir,
 )
-from extractors.quarantine import quarantine_batch
+from extractors.quarantine import is_release, quarantine_batch
 from gpuledger.core.validations import (
     VALIDATION_PASSED,
     VALIDATION_QUARANTINED,
@@ -193,7 +193,8 @@ def _validate_batch(
     }
     results = _run_suites(context(), batch_id, frames, tables) if frames else {}
     suites = tuple(outcome for outcome, _, _ in results.values())
-    quarantined = any(not s.success for s in suites)
+    # a released batch landed what a user decided to let through: GX reports, never removes
+    quarantined = any(not s.success for s in suites) and not is_release(batch)
     first_at, last_at = _evidence_span(frames, tables, batch.extracted_at)
     failed = "; ".join(f"{s.table}: {', '.join(s.failures)}" for s in suites if not s.success)
     if quarantined:

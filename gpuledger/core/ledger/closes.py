@@ -121,6 +121,11 @@ def refresh_ledger_marts(home: Path) -> None:
     run_dbt(home, ["run", "--select", "fact_chargeback+"])
 
 
+def _month_bounds(period: str) -> tuple[dt.datetime, dt.datetime]:
+    start = dt.datetime.strptime(period, "%Y-%m")
+    return start, (start + dt.timedelta(days=32)).replace(day=1)
+
+
 def publish(home: Path, period: str, approver: str) -> Close:
     """Append the period's provisional lines (marts.fact_chargeback) to the ledger as its
     next close version, with the batches the build read (staging.stg_landing__batches), so
@@ -184,6 +189,13 @@ def publish(home: Path, period: str, approver: str) -> Close:
                 "insert into ledger.close_batches values (?, ?, ?)",
                 [[close_id, batch_id, sha] for batch_id, sha in batches],
             )
+        con.execute(
+            "insert into ledger.close_acknowledgements "
+            "select ?, batch_id, line_number, file_path, reason, decision_reason, decided_by, "
+            "decided_at from marts.fact_quarantine where quarantine_status = 'acknowledged' "
+            "and (coverage_start_at is null or (coverage_start_at < ? and coverage_end_at >= ?))",
+            [close_id, *_month_bounds(period)[::-1]],
+        )
         con.execute("commit")
     close = Close(
         close_id=close_id,

@@ -34,6 +34,11 @@ def write_close_evidence(home: Path, close: Close, checks: Sequence[CheckResult]
             "order by charge_line_id",
             [close.close_id],
         ).fetchall()
+        acknowledged = con.execute(
+            "select batch_id, line_number, file_path, reason, decision_reason, decided_by "
+            "from ledger.close_acknowledgements where close_id = ? order by batch_id, line_number",
+            [close.close_id],
+        ).fetchall()
         policy_hash, rate_versions, schema_version = con.execute(
             "select policy_hash, rate_card_version, schema_version from ledger.closes "
             "where close_id = ?",
@@ -64,6 +69,10 @@ def write_close_evidence(home: Path, close: Close, checks: Sequence[CheckResult]
         "lines_sha256": close.lines_sha256,
         "line_count": close.line_count,
         "total_amount": str(close.total_amount),
+        "acknowledged_quarantine": [
+            {"batch": b, "line": n, "file": f, "reason": r, "acknowledged": a, "by": by}
+            for b, n, f, r, a, by in acknowledged
+        ],
         "checks": [
             {"check": c.check_name, "status": c.status, "observed": str(c.observed_value)}
             for c in checks

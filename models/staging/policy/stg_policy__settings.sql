@@ -23,7 +23,10 @@ final as (
         cast(max(case when key = 'productive_work_tolerance_pct' then value end) as decimal(18, 6))
             as productive_work_tolerance_pct,
         coalesce(max(case when key = 'timeslice_attribution' then value end), 'process')
-            as timeslice_attribution
+            as timeslice_attribution,
+        cast(coalesce(
+            max(case when key = 'quarantine_tolerance_pct' then value end), '0'
+        ) as decimal(18, 6)) as quarantine_tolerance_pct
     from source
 )
 
