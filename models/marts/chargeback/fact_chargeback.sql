@@ -2,7 +2,9 @@
     price, when a rate changed within the period). A closed period's rows come from the
     append-only published ledger, unchanged; an open period's rows are provisional: its charge
     lines plus the Correction lines that late evidence for an earlier closed period produced
-    (int_correction_lines). A reopened period is open again until its next close. -#}
+    (int_correction_lines), which name the period and close they correct (corrects_period,
+    corrects_close_id, as the ledger stores them). A reopened period is open again until its
+    next close. -#}
 with
 
 provisional as (
@@ -23,20 +25,28 @@ published as (
 
 {%- set line_columns = gpuledger.charge_line_columns() %}
 
-open_lines as (
-    {%- for lines in ['provisional', 'corrections'] %}
-    select {{ line_columns | join(', ') }} from {{ lines }}
-    {% if not loop.last %}union all{% endif %}
-    {%- endfor %}
+provisional_lines as (
+    {#- a provisional charge corrects nothing; a Correction names the period and close -#}
+    select
+        {{ line_columns | join(', ') }},
+        cast(null as {{ dbt.type_string() }}) as corrects_period,
+        cast(null as {{ dbt.type_string() }}) as corrects_close_id
+    from provisional
+    union all
+    select
+        {{ line_columns | join(', ') }},
+        corrects_period,
+        corrects_close_id
+    from corrections
 ),
 
-provisional_lines as (
+open_lines as (
     select
-        open_lines.*,
+        provisional_lines.*,
         'provisional' as status,
         cast(null as {{ dbt.type_string() }}) as close_id
-    from open_lines
-    where open_lines.period not in (select closed.period from closed)
+    from provisional_lines
+    where provisional_lines.period not in (select closed.period from closed)
 ),
 
 closed_lines as (
@@ -47,8 +57,9 @@ closed_lines as (
 ),
 
 final as (
-    {%- for lines in ['provisional_lines', 'closed_lines'] %}
-    select {{ line_columns | join(', ') }}, status, close_id from {{ lines }}
+    {%- for lines in ['open_lines', 'closed_lines'] %}
+    select {{ line_columns | join(', ') }}, corrects_period, corrects_close_id, status, close_id
+    from {{ lines }}
     {% if not loop.last %}union all{% endif %}
     {%- endfor %}
 )
