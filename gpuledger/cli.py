@@ -17,6 +17,7 @@ from gpuledger.core.home import home_lock, resolve_home, resolve_policy
 from gpuledger.core.ledger import LedgerError
 from gpuledger.core.policy import PolicyError
 from gpuledger.core.warehouse import BuildError, build
+from gpuledger.explain import explain
 from gpuledger.report import render_report
 
 EXIT_USAGE = 2
@@ -67,6 +68,11 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--period", type=_period, required=True)
     report.add_argument("--tenant")
     report.add_argument("--format", choices=("table", "csv", "html"), default="table")
+
+    explain_cmd = commands.add_parser("explain", help="the evidence behind a tenant's charge lines")
+    explain_cmd.add_argument("--period", type=_period, required=True)
+    explain_cmd.add_argument("--tenant", required=True)
+    explain_cmd.add_argument("--line", help="a charge_line_id: its evidence")
 
     demo = commands.add_parser("demo", help="generate, ingest, close and show a demo month")
     demo.add_argument("--period", type=_period, default="2026-10")
@@ -147,6 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "report":
             print(render_report(home, args.period, args.tenant, args.format), end="")
+            return 0
+        if args.command == "explain":
+            print(explain(home, args.period, args.tenant, args.line), end="")
             return 0
         if args.command == "demo":
             return _demo(home, policy, args, explicit_home=args.home is not None)

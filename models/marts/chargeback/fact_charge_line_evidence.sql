@@ -91,7 +91,7 @@ spread as (
 
 {%- set piece_columns = [
     'charge_line_id', 'evidence_kind', 'evidence_key', 'segment_id', 'endpoint_id', 'evidence_gpu_class',
-    'started_at', 'ended_at', 'reserved_gpus', 'gpu_hours', 'endpoint_share', 'weight_version', 'units',
+    'started_at', 'ended_at', 'reserved_gpus', 'gpu_hours', 'endpoint_share', 'weight_version', 'productive_unit', 'units',
     'unit_weight', 'weighted_units', 'unit_price', 'related_charge_line_id', 'source_batch_id',
     'source_file', 'policy_source'
 ] %}
@@ -117,6 +117,7 @@ evidence as (
         cast(null as double) as gpu_hours,
         cast(null as decimal(20, 12)) as endpoint_share,
         cast(null as {{ dbt.type_string() }}) as weight_version,
+        cast(null as {{ dbt.type_string() }}) as productive_unit,
         cast(null as bigint) as units,
         cast(null as decimal(18, 6)) as unit_weight,
         cast(null as decimal(38, 6)) as weighted_units,
@@ -178,7 +179,10 @@ final as (
         segments.capacity_fraction,
         segments.gpu_equivalents,
         evidence.reserved_gpus,
-        cast(round(evidence.gpu_hours, 6) as decimal(18, 6)) as gpu_hours,
+        cast(round(case
+            when evidence.evidence_kind = 'segment' then segments.gpu_hours
+            else evidence.gpu_hours
+        end, 6) as decimal(18, 6)) as gpu_hours,
         case
             when evidence.evidence_kind = 'segment'
                 then cast(round(segments.guaranteed_gpu_hours, 6) as decimal(18, 6))
@@ -189,6 +193,7 @@ final as (
         end as borrowed_gpu_hours,
         evidence.endpoint_share,
         evidence.weight_version,
+        evidence.productive_unit,
         evidence.units,
         evidence.unit_weight,
         evidence.weighted_units,
