@@ -1,7 +1,7 @@
 {#- The evidence behind every recomputed charge line (int_charge_lines), before its quantity
     and amount are spread over it: one row per line grain and piece, each piece either
     weighted (the line's quantity and amount are split over its pieces in proportion to
-    `weight`, by largest remainder, in fact_charge_line_evidence) or exact (its own
+    `weight`, by largest remainder, in int_charge_line_evidence) or exact (its own
     quantity and amount, which add up to the line's).
     - allocated_gpu_hours, burst_usage: the priced segments (int_segments_priced) of the
       line's rate, weighted by their allocated / borrowed GPU-hours;
