@@ -22,6 +22,7 @@ from gpuledger.core.home import home_lock, resolve_home, resolve_policy
 from gpuledger.core.ledger import LedgerError
 from gpuledger.core.policy import PolicyError, parse_period
 from gpuledger.core.warehouse import BuildError
+from gpuledger.explain import explain
 from gpuledger.output import check_lines, close_lines, landing_lines
 from gpuledger.report import render_report
 from gpuledger.runs import (
@@ -96,6 +97,11 @@ def _parser() -> argparse.ArgumentParser:
         commands.add_parser("quarantine", help="review the records the landing held back"),
         _period,
     )
+
+    explain_cmd = commands.add_parser("explain", help="the evidence behind a tenant's charge lines")
+    explain_cmd.add_argument("--period", type=_period, required=True)
+    explain_cmd.add_argument("--tenant", required=True)
+    explain_cmd.add_argument("--line", help="a charge_line_id: its evidence")
 
     demo = commands.add_parser("demo", help="generate, ingest, close and show a demo month")
     demo.add_argument("--period", type=_period, default="2026-10")
@@ -180,6 +186,9 @@ def _run(args: argparse.Namespace) -> int:
         return quarantine.run(home, args)
     if args.command == "report":
         print(render_report(home, args.period, args.tenant, args.format), end="")
+        return 0
+    if args.command == "explain":
+        print(explain(home, args.period, args.tenant, args.line), end="")
         return 0
     return _demo(home, policy, args)
 

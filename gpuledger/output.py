@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import datetime as dt
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 
 from extractors.landing import LandingReport
@@ -20,8 +21,25 @@ def cell(value: object) -> str:
     return str(value)
 
 
-def table_text(rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
-    grid = [[label for _, label in columns]] + [[cell(r[k]) for k, _ in columns] for r in rows]
+def exact_cell(value: object) -> str:
+    """A value at its full scale (explain's evidence, which must add up to the cent)."""
+    if value is None:
+        return "-"
+    if isinstance(value, Decimal):
+        return f"{value:,f}"
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    return str(value)
+
+
+def table_text(
+    rows: Sequence[dict[str, object]],
+    columns: Sequence[tuple[str, str]],
+    format_cell: Callable[[object], str] = cell,
+) -> str:
+    grid = [[label for _, label in columns]] + [
+        [format_cell(r[k]) for k, _ in columns] for r in rows
+    ]
     widths = [max(len(line[i]) for line in grid) for i in range(len(columns))]
     numeric = [
         all(isinstance(r[k], int | float | Decimal) or r[k] is None for r in rows)

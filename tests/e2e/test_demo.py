@@ -7,24 +7,9 @@ import re
 from decimal import Decimal
 from pathlib import Path
 
-import pytest
-
-from gpuledger.core.home import DEMO_POLICY_DIR
-from gpuledger.demo import run_demo
 from tests.conftest import run_cli, sql
 
 SOURCES = ("inventory", "slurm", "kubernetes", "vgpu", "nvml", "prometheus", "requests")
-
-
-@pytest.fixture(scope="module")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    home = tmp_path_factory.mktemp("demo") / "home"
-    home.mkdir()
-    printed: list[str] = []
-    exit_code = run_demo(home, DEMO_POLICY_DIR, "2026-10", 7, out=printed.append)
-    stdout = "\n".join(printed) + "\n"
-    assert exit_code == 0, stdout
-    return home, stdout
 
 
 def test_demo_closes_the_month_and_prints_the_showback(demo_home: tuple[Path, str]) -> None:

@@ -17,6 +17,8 @@ clipped as (
         reservations.gpu_class,
         reservations.service_class,
         reservations.reserved_gpus,
+        reservations.valid_from_at,
+        reservations.valid_to_at,
         greatest(reservations.valid_from_at, periods.period_start_at) as reserved_from_at,
         least(
             {{ gpuledger.open_end('reservations.valid_to_at') }}, periods.period_end_at

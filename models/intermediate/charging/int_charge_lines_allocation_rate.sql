@@ -1,13 +1,9 @@
 {#- Charging model 1, allocation rate: allocated GPU-hours x the class's allocated_gpu_hour
-    rate valid when each segment started (segments are cut at rate card boundaries). -#}
+    rate valid when each segment started (int_segments_priced). -#}
 with
 
-segments as (
-    select * from {{ ref('int_allocation_segments') }}
-),
-
-rate_card as (
-    select * from {{ ref('stg_policy__rate_card') }}
+priced_segments as (
+    select * from {{ ref('int_segments_priced') }}
     where charge_basis = 'allocated_gpu_hour'
 ),
 
@@ -17,21 +13,16 @@ settings as (
 
 priced as (
     select
-        segments.period,
-        segments.tenant_id,
-        segments.gpu_class,
-        segments.confidence,
-        segments.gpu_hours,
-        rate_card.rate_card_version,
-        rate_card.unit_price,
-        coalesce(rate_card.currency, settings.currency) as currency
-    from segments
+        priced_segments.period,
+        priced_segments.tenant_id,
+        priced_segments.gpu_class,
+        priced_segments.confidence,
+        priced_segments.priced_gpu_hours as gpu_hours,
+        priced_segments.rate_card_version,
+        priced_segments.unit_price,
+        coalesce(priced_segments.currency, settings.currency) as currency
+    from priced_segments
     cross join settings
-    left join rate_card
-        on
-            segments.gpu_class = rate_card.gpu_class
-            and segments.segment_start_at >= rate_card.valid_from_at
-            and segments.segment_start_at < {{ gpuledger.open_end('rate_card.valid_to_at') }}
     where settings.charging_model = 'allocation_rate'
 ),
 

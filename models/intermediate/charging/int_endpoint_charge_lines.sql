@@ -1,12 +1,13 @@
 {#- Shared endpoint charge lines, under every charging model (to be unioned into
     int_charge_lines). An endpoint's charge in a period is its allocated GPU-hours
     (int_endpoint_allocations) x the class's allocated_gpu_hour rate valid when each segment
-    started, to the cent, per host tenant, GPU class and rate. It is split among the tenants
-    that used the endpoint by their shares (int_endpoint_shares), by largest remainder, so the
-    'shared_endpoint' lines add up to the endpoint's charge to the cent; the host tenant, who
-    was charged for those GPU-hours by the charging model, gets the same amount back on a
-    negative 'shared_endpoint_hosting' line. The lines of an endpoint net to zero, so cost
-    recovery is unchanged. An endpoint with no shares in a period recharges nothing. -#}
+    started (int_segments_priced), to the cent, per host tenant, GPU class and rate. It is
+    split among the tenants that used the endpoint by their shares (int_endpoint_shares), by
+    largest remainder, so the 'shared_endpoint' lines add up to the endpoint's charge to the
+    cent; the host tenant, who was charged for those GPU-hours by the charging model, gets the
+    same amount back on a negative 'shared_endpoint_hosting' line. The lines of an endpoint net
+    to zero, so cost recovery is unchanged. An endpoint with no shares in a period recharges
+    nothing. -#}
 with
 
 endpoint_allocations as (
@@ -17,8 +18,8 @@ shares as (
     select * from {{ ref('int_endpoint_shares') }}
 ),
 
-rate_card as (
-    select * from {{ ref('stg_policy__rate_card') }}
+priced_segments as (
+    select * from {{ ref('int_segments_priced') }}
     where charge_basis = 'allocated_gpu_hour'
 ),
 
@@ -41,20 +42,17 @@ priced as (
         endpoint_allocations.gpu_class,
         endpoint_allocations.confidence,
         endpoint_allocations.gpu_hours,
-        rate_card.rate_card_version,
-        rate_card.unit_price,
-        coalesce(rate_card.currency, settings.currency) as currency
+        priced_segments.rate_card_version,
+        priced_segments.unit_price,
+        coalesce(priced_segments.currency, settings.currency) as currency
     from endpoint_allocations
     inner join shared_endpoints
         on
             endpoint_allocations.period = shared_endpoints.period
             and endpoint_allocations.endpoint_id = shared_endpoints.endpoint_id
+    inner join priced_segments
+        on endpoint_allocations.segment_id = priced_segments.segment_id
     cross join settings
-    left join rate_card
-        on
-            endpoint_allocations.gpu_class = rate_card.gpu_class
-            and endpoint_allocations.segment_start_at >= rate_card.valid_from_at
-            and endpoint_allocations.segment_start_at < {{ gpuledger.open_end('rate_card.valid_to_at') }}
 ),
 
 endpoint_charges as (
