@@ -22,6 +22,7 @@ from gpuledger.core.home import PROJECT_DIR
 from gpuledger.core.ledger.evidence import write_close_evidence
 from gpuledger.core.ledger.records import Close, LedgerError, Reopen
 from gpuledger.core.ledger.schema import line_columns
+from gpuledger.core.serving import Served, serve
 from gpuledger.core.warehouse import connect, dbt_target, has_relation, run_dbt
 
 
@@ -114,10 +115,12 @@ def _built_ledger_version(home: Path) -> int | None:
     return int(path.read_text()) if path.exists() else None
 
 
-def refresh_ledger_marts(home: Path) -> None:
-    """Rebuild the marts that serve closed periods from the ledger, after a ledger write."""
+def refresh_ledger_marts(home: Path) -> Served:
+    """Rebuild the marts that serve closed periods from the ledger after a ledger write, and
+    serve the marts to readers again."""
     stamp_build(home)
     run_dbt(home, ["run", "--select", "fact_chargeback+"])
+    return serve(home)
 
 
 def publish(home: Path, period: str, approver: str, checks: Sequence[CheckResult]) -> Close:
