@@ -93,7 +93,7 @@ def warehouse_assets() -> AssetsDefinition:
         context: AssetExecutionContext, dbt: DbtCliResource, gpuledger: GpuLedgerResource
     ) -> Iterator[Any]:
         home = gpuledger.home_path()
-        with home_lock(home):
+        with home_lock(home), refused_on(WarehouseLocked):
             if context.has_partition_key:
                 gate = close_gate(home, period_of(context.partition_key), evaluate=False)
                 if gate.kind == ALREADY_CLOSED:
@@ -109,9 +109,8 @@ def warehouse_assets() -> AssetsDefinition:
                 context.log.info(outcome.summary())
             target = dbt_target(home)
             (target / "run_results.json").unlink(missing_ok=True)
-            with refused_on(WarehouseLocked):
-                await_warehouse(home)
-                stamp_build(home)
+            await_warehouse(home)
+            stamp_build(home)
             with _home_environment(str(home)), raw_store_lock(home, shared=True):
                 invocation = dbt.cli(
                     list(BUILD_ARGS), context=context, target_path=target, raise_on_error=False
@@ -127,8 +126,6 @@ def warehouse_assets() -> AssetsDefinition:
             if not invocation.is_successful():
                 error = invocation.get_error()
                 raise refusal(FAILED, str(build_error("build", target, str(error or ""))))
-            with refused_on(WarehouseLocked):
-                served = serve(home)
-            context.log_event(served_materialization(served))
+            context.log_event(served_materialization(serve(home)))
 
     return warehouse
