@@ -1,6 +1,7 @@
 """`gpuledger explain`: the evidence behind a charge line, for a tenant disputing a bill.
 
-`explain` reads `marts.fact_chargeback` and `marts.fact_charge_line_evidence`; the rendering
+`explain` reads `marts.fact_chargeback` and `marts.fact_charge_line_evidence` from the served
+copy (gpuledger.core.serving), so it never holds up a build; the rendering
 (`render_lines`, `render_line`) is pure over the rows read. Without a line id: the tenant's
 lines of the period with their evidence counts. With one: the line, then every piece of
 evidence behind it (segment, reservation part, endpoint units, driver row, credit, ...) with
@@ -14,7 +15,9 @@ from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
-from gpuledger.core.warehouse import query
+import duckdb
+
+from gpuledger.core.serving import connect_served, rows
 from gpuledger.output import exact_cell, table_text
 
 Row = dict[str, object]
@@ -157,8 +160,13 @@ def render_line(line: Row, evidence: Sequence[Row]) -> str:
 
 def explain(home: Path, period: str, tenant: str, line_id: str | None) -> str:
     """What `gpuledger explain` prints; LookupError for an unknown period, tenant or line."""
-    lines = query(
-        home,
+    with connect_served(home) as con:  # one served copy for every query
+        return _explain(con, period, tenant, line_id)
+
+
+def _explain(con: duckdb.DuckDBPyConnection, period: str, tenant: str, line_id: str | None) -> str:
+    lines = rows(
+        con,
         "select lines.*, (select count(*) from marts.fact_charge_line_evidence as evidence "
         "where evidence.charge_line_id = lines.charge_line_id) as evidence_count "
         "from marts.fact_chargeback as lines where lines.period = ? "
@@ -180,8 +188,8 @@ def explain(home: Path, period: str, tenant: str, line_id: str | None) -> str:
             f"no charge line {line_id} of {tenant} in {period}; "
             f"`gpuledger explain --period {period} --tenant {tenant}` lists them"
         )
-    evidence = query(
-        home,
+    evidence = rows(
+        con,
         "select * from marts.fact_charge_line_evidence where charge_line_id = ? "
         "order by evidence_id",
         [line_id],

@@ -1,4 +1,8 @@
-"""Render the showback of a period (and a tenant's charge lines) as a table, CSV or HTML."""
+"""Render the showback of a period (and a tenant's charge lines) as a table, CSV or HTML.
+
+It reads the served copy of the marts (gpuledger.core.serving), never warehouse.duckdb: a
+report during a build shows the last complete build, and never holds up the pipeline.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
-from gpuledger.core.warehouse import query
+from gpuledger.core.serving import connect_served, rows
 from gpuledger.output import cell, table_text
 
 SHOWBACK_COLUMNS = (
@@ -79,25 +83,26 @@ def _html(title: str, rows: Sequence[dict[str, object]], columns: Sequence[tuple
 
 
 def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
-    showback = query(
-        home,
-        "select * from marts.fact_showback where period = ? and (? is null or tenant_id = ?) "
-        "order by tenant_id",
-        [period, tenant, tenant],
-    )
+    with connect_served(home) as con:  # one served copy for both queries
+        showback = rows(
+            con,
+            "select * from marts.fact_showback where period = ? and (? is null or tenant_id = ?) "
+            "order by tenant_id",
+            [period, tenant, tenant],
+        )
+        lines: list[dict[str, object]] = []
+        if tenant:
+            lines = rows(
+                con,
+                "select * from marts.fact_chargeback where period = ? and tenant_id = ? "
+                "order by charge_component, gpu_class",
+                [period, tenant],
+            )
     if not showback:
         raise LookupError(
             f"no showback for period {period}"
             + (f" and tenant {tenant}" if tenant else "")
             + "; run `gpuledger build` after ingesting evidence for it"
-        )
-    lines: list[dict[str, object]] = []
-    if tenant:
-        lines = query(
-            home,
-            "select * from marts.fact_chargeback where period = ? and tenant_id = ? "
-            "order by charge_component, gpu_class",
-            [period, tenant],
         )
     status = showback[0]["status"]
     currency = showback[0]["currency"] or ""

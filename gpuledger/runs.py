@@ -6,7 +6,8 @@ reconciliation checks of the period, then published_period appends the close to 
 append-only ledger once the close gate (gpuledger.core.gate) lets it. A period already closed
 is refused, also when two closes race (the home lock serializes them and the loser finds the
 winner's close). `reopen_period` records a reopen (the close stays in the ledger); the period
-is provisional again until its next close, which records the next close version.
+is provisional again until its next close, which records the next close version. Each of them
+serves the marts to readers afterwards (gpuledger.core.serving); `report` reads that copy.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ from extractors import crashpoints
 from gpuledger.core.checks import registered_checks
 from gpuledger.core.gate import CheckOutcome, evaluate_checks
 from gpuledger.core.home import home_lock
-from orchestration.outcomes import FAILED, refusal
+from gpuledger.core.warehouse import WarehouseLocked
+from orchestration.outcomes import FAILED, refusal, refused_on
 from orchestration.partitions import period_of
 from orchestration.resources import GpuLedgerResource
 from orchestration.warehouse_assets import RECONCILIATION
@@ -66,7 +67,7 @@ def reconciliation_checks() -> AssetChecksDefinition:
             raise refusal(FAILED, "the reconciliation checks need a period: run monthly_close")
         period = period_of(context.op_execution_context.partition_key)
         home = gpuledger.home_path()
-        with home_lock(home):
+        with home_lock(home), refused_on(WarehouseLocked):
             decision = evaluate_checks(home, period)
             crashpoints.reached("close:checks")
         outcomes = {o.check_name: o for o in decision.outcomes}

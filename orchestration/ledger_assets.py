@@ -2,9 +2,10 @@
 
 It runs only when every reconciliation check of the run passed (they block it). Under the home
 lock it then asks the close gate (gpuledger.core.gate) once more, in the warehouse as it is now
-(another close may have won meanwhile), appends the close to the ledger (gpuledger.core.ledger)
-and refreshes the marts that serve closed periods from the ledger (`dbt run --select
-fact_chargeback+`, outside dagster-dbt: those assets are not re-reported).
+(another close may have won meanwhile), appends the close to the ledger (gpuledger.core.ledger),
+refreshes the marts that serve closed periods from the ledger (`dbt run --select
+fact_chargeback+`, outside dagster-dbt: those assets are not re-reported) and serves the marts
+to readers again, recorded as a materialization of serving/marts.
 """
 
 from dagster import AssetExecutionContext, Config, MaterializeResult, asset
@@ -12,9 +13,11 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, asset
 from gpuledger.core.gate import READY, UNFINISHED, close_gate, evaluate_checks
 from gpuledger.core.home import home_lock
 from gpuledger.core.ledger import finish_publication, publish
-from orchestration.outcomes import refusal
+from gpuledger.core.warehouse import WarehouseLocked
+from orchestration.outcomes import refusal, refused_on
 from orchestration.partitions import MONTHLY, period_of
 from orchestration.resources import GpuLedgerResource
+from orchestration.serving_assets import served_materialization
 from orchestration.warehouse_assets import CHARGEBACK, RECONCILIATION, SHOWBACK
 
 
@@ -37,17 +40,18 @@ def published_period(
 ) -> MaterializeResult:
     period = period_of(context.partition_key)
     home = gpuledger.home_path()
-    with home_lock(home):
+    with home_lock(home), refused_on(WarehouseLocked):
         gate = close_gate(home, period)
         if gate.kind == UNFINISHED:
             close = gate.close
-            finish_publication(home, close, evaluate_checks(home, period).checks)
+            served = finish_publication(home, close, evaluate_checks(home, period).checks)
             context.log.info(f"finished the publication of {close.close_id}, begun earlier")
         elif gate.kind == READY:
             close = publish(home, period, config.approver)
-            finish_publication(home, close, gate.checks)
+            served = finish_publication(home, close, gate.checks)
         else:
             raise refusal(gate.kind, gate.message)
+    context.log_event(served_materialization(served))
     context.log.info(f"period {period} closed and published as {close.close_id}")
     return MaterializeResult(
         metadata={

@@ -28,6 +28,7 @@ from orchestration.jobs import MONTHLY_CLOSE, PROVISIONAL_BUILD
 from orchestration.outcomes import ALREADY_CLOSED, BLOCKED, FAILED, OUTCOME_KEY, STALE
 from orchestration.partitions import MONTHLY, partition_of
 from orchestration.resources import GpuLedgerResource
+from orchestration.serving_assets import PUBLISHED_PERIOD
 
 PUBLISHED = "published"
 SUCCEEDED = "succeeded"
@@ -109,6 +110,8 @@ def _classify(result: ExecuteInProcessResult) -> RunOutcome:
         blocked = "; ".join(m for k, m in refusals if k == BLOCKED)
         return RunOutcome(BLOCKED, blocked, failed_checks)
     for materialization in result.asset_materializations_for_node("published_period"):
+        if materialization.asset_key != PUBLISHED_PERIOD:
+            continue  # the served copy it refreshed
         close_id = str(materialization.metadata["close_id"].value)
         return RunOutcome(PUBLISHED, f"published as {close_id}", close_id=close_id)
     if not result.success:

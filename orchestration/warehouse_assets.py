@@ -3,8 +3,10 @@
 One step builds the whole warehouse, as `gpuledger build` always did: under the home lock
 (one DuckDB writer at a time; a second build waits), it validates the policy and writes its
 snapshot, runs the expectation suites on any landed batch not validated yet (batches landed
-with `gpuledger ingest` rather than through the inbox), then runs `dbt build` without unit
-tests against the home. In a monthly_close run it first refuses a period that is closed.
+with `gpuledger ingest` rather than through the inbox), waits for any other process holding
+warehouse.duckdb (a bounded wait, then one line naming it), runs `dbt build` without unit
+tests against the home and, when it succeeded, serves the marts to readers
+(orchestration.serving_assets). In a monthly_close run it first refuses a period that is closed.
 Models are not partitioned: each build computes every period. The assets are built from the
 manifest when the Definitions are built, so a long-lived process (pytest, the CLI in a test)
 that builds its Definitions again sees models added meanwhile; a run whose definitions are
@@ -26,11 +28,20 @@ from gpuledger.core.gate import ALREADY_CLOSED, close_gate
 from gpuledger.core.home import home_lock
 from gpuledger.core.ledger import stamp_build
 from gpuledger.core.policy import PolicyError
-from gpuledger.core.warehouse import BUILD_ARGS, build_error, dbt_target, prepare
-from orchestration.outcomes import FAILED, STALE, refusal
+from gpuledger.core.serving import serve
+from gpuledger.core.warehouse import (
+    BUILD_ARGS,
+    WarehouseLocked,
+    await_warehouse,
+    build_error,
+    dbt_target,
+    prepare,
+)
+from orchestration.outcomes import FAILED, STALE, refusal, refused_on
 from orchestration.partitions import period_of
 from orchestration.project import dbt_project, prepare_manifest
 from orchestration.resources import GpuLedgerResource
+from orchestration.serving_assets import served_materialization
 from orchestration.validation import validate_pending
 
 RECONCILIATION = AssetKey(["marts", "fact_reconciliation"])
@@ -83,7 +94,7 @@ def warehouse_assets() -> AssetsDefinition:
         context: AssetExecutionContext, dbt: DbtCliResource, gpuledger: GpuLedgerResource
     ) -> Iterator[Any]:
         home = gpuledger.home_path()
-        with home_lock(home):
+        with home_lock(home), refused_on(WarehouseLocked):
             if context.has_partition_key:
                 gate = close_gate(home, period_of(context.partition_key), evaluate=False)
                 if gate.kind == ALREADY_CLOSED:
@@ -101,6 +112,7 @@ def warehouse_assets() -> AssetsDefinition:
                 context.log.info(outcome.summary())
             target = dbt_target(home)
             (target / "run_results.json").unlink(missing_ok=True)
+            await_warehouse(home)
             stamp_build(home)
             with _home_environment(str(home)), raw_store_lock(home, shared=True):
                 invocation = dbt.cli(
@@ -119,5 +131,6 @@ def warehouse_assets() -> AssetsDefinition:
             if not invocation.is_successful():
                 error = invocation.get_error()
                 raise refusal(FAILED, str(build_error("build", target, str(error or ""))))
+            context.log_event(served_materialization(serve(home)))
 
     return warehouse

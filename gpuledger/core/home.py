@@ -4,7 +4,9 @@ home lock.
 The home lock serializes the writers of the warehouse (`warehouse.duckdb` has one writer):
 builds, closes, reopens and the validation of landed batches. Landing raw batches takes the
 raw store's own lock (extractors.landing.raw_store_lock); a build holds that one shared while
-dbt reads the raw tables, so no batch lands half-way through what one build sees.
+dbt reads the raw tables, so no batch lands half-way through what one build sees. Readers
+take neither: they read the served copy of the marts (gpuledger.core.serving), which only
+the writers, under the home lock, replace.
 """
 
 from __future__ import annotations
@@ -29,6 +31,15 @@ def resolve_policy(value: str | None) -> Path:
 
 def warehouse_path(home: Path) -> Path:
     return home / "warehouse.duckdb"
+
+
+def serving_dir(home: Path) -> Path:
+    """The served copy of the marts, for readers (gpuledger.core.serving)."""
+    return home / "serving"
+
+
+def served_path(home: Path) -> Path:
+    return serving_dir(home) / "marts.duckdb"
 
 
 @contextmanager

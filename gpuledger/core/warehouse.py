@@ -2,16 +2,26 @@
 
 A build is the Dagster `provisional_build` job (orchestration), whose dbt step calls `prepare`
 and runs BUILD_ARGS; `run_dbt` is for the small refreshes a ledger write needs afterwards (the
-marts that read the ledger). `connect` and `query` read `warehouse.duckdb`.
+marts that read the ledger). `connect` opens `warehouse.duckdb` for the pipeline's own reads
+and writes, under the home lock. Readers outside the pipeline read the served copy
+(gpuledger.core.serving).
+
+DuckDB lets one process write a file, or any number read it. A process outside the pipeline
+that opens `warehouse.duckdb` (a BI tool pointed at the wrong file) would make dbt fail at once,
+so a writer first waits for the file (`await_warehouse`, up to GPULEDGER_LOCK_WAIT_SECONDS,
+default 60) and then fails with WarehouseLocked: one line naming the process that holds it,
+parsed from DuckDB's lock error, which is also recognised in dbt's output.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,13 +29,26 @@ from pathlib import Path
 import duckdb
 
 from extractors.landing import ensure_layout
-from gpuledger.core.home import PROJECT_DIR, warehouse_path
+from gpuledger.core.home import PROJECT_DIR, served_path, warehouse_path
 from gpuledger.core.policy import Policy, load_policy
 
 
 class BuildError(RuntimeError):
     """A build or close failed: the message lists each failing dbt node and dbt's reason, or
     the step that failed and why."""
+
+
+class WarehouseLocked(BuildError):
+    """Another process held warehouse.duckdb past the wait: one line naming it."""
+
+
+# DuckDB: Could not set lock on file "<path>": Conflicting lock is held in <exe> (PID <pid>)
+LOCK_ERROR = re.compile(
+    r'Could not set lock on file "(?P<path>[^"]+)": '
+    r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)"
+)
+LOCK_WAIT_VARIABLE = "GPULEDGER_LOCK_WAIT_SECONDS"
+DEFAULT_LOCK_WAIT_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -84,6 +107,7 @@ def run_dbt(home: Path, args: Sequence[str]) -> BuildSummary:
         "--quiet",
     ]
     (target / "run_results.json").unlink(missing_ok=True)
+    await_warehouse(home)
     completed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if completed.returncode != 0:
         output = (completed.stdout + completed.stderr).strip()
@@ -110,7 +134,11 @@ def summarize(target: Path) -> BuildSummary:
 
 
 def build_error(command: str, target: Path, output: str) -> BuildError:
-    """A failed dbt command: each failing node and dbt's reason, else the tail of its output."""
+    """A failed dbt command: WarehouseLocked when dbt met another process's lock on the
+    warehouse, else each failing node and dbt's reason, else the tail of its output."""
+    locked = LOCK_ERROR.search(output)
+    if locked:
+        return _locked(locked, waited=0.0)
     problems = [
         f"  {node['unique_id']}: {node.get('message')}"
         for node in _results(target)
@@ -124,18 +152,67 @@ def build_error(command: str, target: Path, output: str) -> BuildError:
 BUILD_ARGS = ("build", "--exclude-resource-type", "unit_test")
 
 
+def lock_wait_seconds() -> float:
+    """How long a pipeline step waits for another process to release warehouse.duckdb."""
+    value = os.environ.get(LOCK_WAIT_VARIABLE, "")
+    if not value.strip():
+        return DEFAULT_LOCK_WAIT_SECONDS
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        raise BuildError(f"{LOCK_WAIT_VARIABLE}={value!r} is not a number of seconds") from None
+
+
+def _command_line(pid: int, program: str) -> str:
+    """The holder's command line (/proc/<pid>/cmdline), else the program DuckDB named."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return program
+    words = [w.decode(errors="replace") for w in raw.split(b"\0") if w]
+    line = " ".join([Path(words[0]).name, *words[1:]]) if words else program
+    return line if len(line) <= 120 else line[:117] + "..."
+
+
+def _locked(found: re.Match[str], waited: float) -> WarehouseLocked:
+    path = Path(found["path"])
+    pid = int(found["pid"])
+    served = served_path(path.parent)
+    after = f" (waited {waited:.0f} s)" if waited else ""
+    return WarehouseLocked(
+        f"{path} is held by process {pid} ({_command_line(pid, found['program'])}){after} — "
+        f"close it or point it at {served}"
+    )
+
+
 def connect(home: Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """A connection to warehouse.duckdb; while another process holds a conflicting lock on
+    it, retry with backoff up to lock_wait_seconds(), then raise WarehouseLocked."""
     path = warehouse_path(home)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no warehouse yet; run `gpuledger build` first")
-    return duckdb.connect(str(path), read_only=read_only)
+    wait = lock_wait_seconds()
+    started = time.monotonic()
+    pause = 0.1
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as exc:
+            found = LOCK_ERROR.search(str(exc))
+            waited = time.monotonic() - started
+            if found is None:
+                raise
+            if waited >= wait:
+                raise _locked(found, waited) from None
+            time.sleep(min(pause, wait - waited))
+            pause = min(pause * 2, 2.0)
 
 
-def query(home: Path, sql: str, params: Sequence[object] = ()) -> list[dict[str, object]]:
-    with connect(home) as con:
-        cursor = con.execute(sql, list(params))
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+def await_warehouse(home: Path) -> None:
+    """Before dbt starts: wait until this process could write warehouse.duckdb (no other
+    process holds it), or raise WarehouseLocked. A home without a warehouse has no holder."""
+    if warehouse_path(home).exists():
+        connect(home, read_only=False).close()
 
 
 def has_relation(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:

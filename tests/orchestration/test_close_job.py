@@ -102,6 +102,12 @@ def test_a_failing_reconciliation_check_stops_published_period(
     assert evaluation.metadata["limit"].value == 2.0
     assert not blocked.success
     assert blocked.asset_materializations_for_node("published_period") == []
+    # the build's provisional marts are served all the same (report shows them)
+    assert [
+        m.asset_key.to_user_string()
+        for m in blocked.asset_materializations_for_node("warehouse")
+        if m.asset_key.path[0] == "serving"
+    ] == ["serving/marts"]
     assert "published_period" not in step_failures(blocked)  # skipped, never started
     assert sql(story.home, "select count(*) from ledger.closes") == [(0,)]
     assert sql(story.home, "select distinct status from marts.fact_chargeback") == [
@@ -119,9 +125,15 @@ def test_passing_checks_publish_the_period(story: Story, published: ExecuteInPro
         "select distinct check_name from marts.fact_reconciliation where period = '2026-03'",
     )
     assert {name for (name,) in reported} <= set(checks)
-    (materialization,) = published.asset_materializations_for_node("published_period")
-    close_id = materialization.metadata["close_id"].value
+    by_key = {
+        m.asset_key.to_user_string(): m
+        for m in published.asset_materializations_for_node("published_period")
+    }
+    assert set(by_key) == {"published_period", "serving/marts"}
+    close_id = by_key["published_period"].metadata["close_id"].value
     assert close_id.startswith("close-2026-03-v1-")
+    # the served copy readers see was published after the close, with it
+    assert by_key["serving/marts"].metadata["closes"].value == {"2026-03": close_id}
     close = sql(
         story.home,
         "select close_id, approver, close_version, line_count, total_amount, policy_hash, "

@@ -89,6 +89,7 @@ def test_pinned_asset_keys(defs: Definitions) -> None:
         "marts/fact_showback",
         "marts/fact_reconciliation",
         "published_period",
+        "serving/marts",
     } <= keys
     graph = defs.resolve_asset_graph()
     published = graph.get(AssetKey(["published_period"]))
@@ -100,6 +101,12 @@ def test_pinned_asset_keys(defs: Definitions) -> None:
         AssetKey(["marts", "fact_showback"]),
         RECONCILIATION,
     } <= published.parent_keys
+    # the served copy readers use: downstream of every mart and of the ledger, published by
+    # the build and close steps (never a step of its own)
+    served = graph.get(AssetKey(["serving", "marts"]))
+    assert not served.is_materializable
+    assert {AssetKey(["published_period"]), *published.parent_keys} <= served.parent_keys
+    assert all(k.path[0] == "marts" for k in served.parent_keys - {AssetKey(["published_period"])})
 
 
 def test_pinned_checks(defs: Definitions) -> None:

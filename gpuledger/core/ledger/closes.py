@@ -23,6 +23,7 @@ from gpuledger.core.home import PROJECT_DIR
 from gpuledger.core.ledger.evidence import evidence_manifest, write_close_evidence
 from gpuledger.core.ledger.records import Close, LedgerError, Reopen
 from gpuledger.core.ledger.schema import line_columns
+from gpuledger.core.serving import Served, serve
 from gpuledger.core.warehouse import connect, dbt_target, has_relation, run_dbt
 
 
@@ -115,10 +116,12 @@ def _built_ledger_version(home: Path) -> int | None:
     return int(path.read_text()) if path.exists() else None
 
 
-def refresh_ledger_marts(home: Path) -> None:
-    """Rebuild the marts that serve closed periods from the ledger, after a ledger write."""
+def refresh_ledger_marts(home: Path) -> Served:
+    """Rebuild the marts that serve closed periods from the ledger after a ledger write, and
+    serve the marts to readers again."""
     stamp_build(home)
     run_dbt(home, ["run", "--select", "fact_chargeback+"])
+    return serve(home)
 
 
 def _month_bounds(period: str) -> tuple[dt.datetime, dt.datetime]:
@@ -211,12 +214,13 @@ def publish(home: Path, period: str, approver: str) -> Close:
     return close
 
 
-def finish_publication(home: Path, close: Close, checks: Sequence[CheckResult]) -> None:
+def finish_publication(home: Path, close: Close, checks: Sequence[CheckResult]) -> Served:
     """What follows the ledger write of a close: the marts serve it, then its evidence files
     are written (last: they say the publication finished). Safe to repeat after a crash."""
     crashpoints.reached("close:after-ledger-write")
-    refresh_ledger_marts(home)
+    served = refresh_ledger_marts(home)
     write_close_evidence(home, close, checks)
+    return served
 
 
 def publication_finished(home: Path, close: Close) -> bool:

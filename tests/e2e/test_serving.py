@@ -1,0 +1,193 @@
+"""Readers never block the pipeline: BI tools and `gpuledger report` read the served copy
+(<home>/serving/), which a build and a close replace atomically; a process that holds
+warehouse.duckdb itself makes a build wait a bounded time, then name it in one line.
+
+The readers are real second processes (tests/e2e/reader.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from gpuledger.core.home import served_path, warehouse_path
+from gpuledger.core.serving import manifest_path, parquet_dir
+from gpuledger.core.warehouse import WarehouseLocked, build_error
+from tests.conftest import REPO, Job, run_cli, write_inventory, write_policy, write_sacct
+
+READER = REPO / "tests" / "e2e" / "reader.py"
+MARCH = dt.datetime(2026, 3, 1)
+APRIL = dt.datetime(2026, 4, 1)
+POLICY = {
+    "tenants": ["atlas,Team Atlas,research,cc-1"],
+    "ownership": ["slurm_account,atlas,atlas,,2026-01-01T00:00:00Z,"],
+    "rate_card": ["r1,2026-01-01T00:00:00Z,,h100,allocated_gpu_hour,2.00,USD"],
+    "settings": ["charging_model,allocation_rate", "unattributed_tolerance_pct,2", "currency,USD"],
+}
+
+
+@dataclass
+class Reader:
+    mode: str
+    process: subprocess.Popen
+    out: Path
+    stop: Path
+
+    def observations(self) -> list[dict]:
+        self.stop.touch()
+        assert self.process.wait(timeout=120) == 0, self.process.stderr.read()
+        return json.loads(self.out.read_text())
+
+
+@contextmanager
+def reader(mode: str, home: Path, tmp: Path, period: str = "") -> Iterator[Reader]:
+    """A reader process in `mode`, started and seen running (its first query done)."""
+    out, stop = tmp / f"{mode}.json", tmp / f"{mode}.stop"
+    command = [sys.executable, str(READER), mode, str(home), str(stop), str(out), period]
+    process = subprocess.Popen(command, cwd=REPO, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not out.with_suffix(".ready").exists():
+            assert process.poll() is None, process.stderr.read()
+            assert time.monotonic() < deadline, f"the {mode} reader did not start"
+            time.sleep(0.1)
+        yield Reader(mode, process, out, stop)
+    finally:
+        stop.touch()
+        if process.poll() is None:
+            process.wait(timeout=120)
+
+
+def _land(home: Path, tmp: Path, name: str, jobs: list[Job]) -> None:
+    sacct = write_sacct(tmp / f"{name}.txt", jobs)
+    assert run_cli(home, None, "ingest", "slurm", "--file", str(sacct)).exit_code == 0
+
+
+def _between(observations: list[dict], start: float, end: float) -> list[dict]:
+    return [o for o in observations if start <= o["t"] <= end]
+
+
+def test_readers_of_the_served_copy_never_block_a_build_or_a_close(
+    tmp_path: Path, home: Path
+) -> None:
+    policy = write_policy(tmp_path / "policy", POLICY)
+    inventory = write_inventory(tmp_path / "inventory.csv", {"node-a": 8})
+    assert run_cli(home, None, "ingest", "inventory", "--file", str(inventory)).exit_code == 0
+    _land(
+        home,
+        tmp_path,
+        "march",
+        [Job("1", "atlas", MARCH, MARCH + dt.timedelta(hours=100), 4, "node-a")],
+    )
+    first = run_cli(home, policy, "build")
+    assert first.exit_code == 0, first.stderr
+    assert json.loads(manifest_path(home).read_text())["closes"] == {}
+
+    with (
+        reader("held", home, tmp_path) as held,
+        reader("reopen", home, tmp_path) as reopen,
+        reader("report", home, tmp_path, "2026-03") as report,
+    ):
+        _land(
+            home,
+            tmp_path,
+            "april",
+            [Job("2", "atlas", APRIL, APRIL + dt.timedelta(hours=10), 4, "node-a")],
+        )
+        started = time.time()
+        build = run_cli(home, policy, "build")
+        built = time.time()
+        close = run_cli(home, policy, "close", "--period", "2026-03", "--approver", "finance")
+        closed = time.time()
+        seen = {r.mode: r.observations() for r in (held, reopen, report)}
+
+    assert build.exit_code == 0, build.stderr
+    assert close.exit_code == 0, close.stdout + close.stderr
+    close_id = close.stdout.strip().splitlines()[-1].rsplit(" ", 1)[-1]
+    assert close_id.startswith("close-2026-03-v1-")
+    for mode, observations in seen.items():
+        assert [o for o in observations if not o["ok"]] == [], mode
+        assert len(_between(observations, started, built)) >= 3, mode  # queried during the build
+        assert len(_between(observations, built, closed)) >= 3, mode  # and during the close
+
+    march = ["2026-03", "provisional", "", 1]
+    april = ["2026-04", "provisional", "", 1]
+    # the connection held open kept reading the copy it opened: the build before
+    assert {json.dumps(o["chargeback"]) for o in seen["held"]} == {json.dumps([march])}
+    # new connections saw the build's new copy, then the close's
+    reopened = [o["chargeback"] for o in seen["reopen"]]
+    assert [march, april] in reopened
+    assert reopened[-1] == [["2026-03", "closed", close_id, 1], april]
+    assert "(provisional, USD)" in seen["report"][0]["title"]
+    assert "(closed, USD)" in seen["report"][-1]["title"]
+
+    manifest = json.loads(manifest_path(home).read_text())
+    assert manifest["closes"] == {"2026-03": close_id}
+    assert manifest["row_counts"]["fact_chargeback"] == 2
+    with duckdb.connect() as con:
+        parquet = str(parquet_dir(home) / "fact_chargeback.parquet")
+        assert con.execute(
+            "select period, status from read_parquet(?) order by 1", [parquet]
+        ).fetchall() == [("2026-03", "closed"), ("2026-04", "provisional")]
+    assert sorted(p.name for p in served_path(home).parent.iterdir()) == [
+        "manifest.json",
+        "marts.duckdb",
+        "parquet",
+    ]
+
+
+def test_a_process_holding_the_warehouse_makes_build_and_close_wait_then_name_it(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policy = write_policy(tmp_path / "policy", POLICY)
+    home.mkdir()
+    duckdb.connect(str(warehouse_path(home))).close()
+    monkeypatch.setenv("GPULEDGER_LOCK_WAIT_SECONDS", "3")
+    with reader("warehouse", home, tmp_path) as holder:
+        pid = holder.process.pid
+        for command in (["build"], ["close", "--period", "2026-03"]):
+            started = time.monotonic()
+            result = run_cli(home, policy, *command)
+            waited = time.monotonic() - started
+            assert result.exit_code == 1, command
+            assert result.stdout == ""
+            (line,) = result.stderr.splitlines()
+            assert line.startswith(f"gpuledger: {warehouse_path(home)} is held by process {pid} (")
+            assert "reader.py warehouse" in line
+            assert f"point it at {served_path(home)}" in line
+            assert waited >= 3, command
+
+
+def test_dbt_meeting_the_lock_is_reported_as_the_process_holding_it(
+    tmp_path: Path, home: Path
+) -> None:
+    home.mkdir()
+    duckdb.connect(str(warehouse_path(home))).close()
+    with reader("warehouse", home, tmp_path) as holder:
+        with pytest.raises(duckdb.IOException) as met:
+            duckdb.connect(str(warehouse_path(home)))
+        dbt_output = f'Traceback (most recent call last):\n  File "connections.py"\n{met.value}\n'
+        error = build_error("build", tmp_path / "target", dbt_output)
+    assert isinstance(error, WarehouseLocked)
+    assert str(error).startswith(
+        f"{warehouse_path(home)} is held by process {holder.process.pid} ("
+    )
+    assert "\n" not in str(error)
+
+
+def test_report_before_any_build_says_to_build(home: Path) -> None:
+    result = run_cli(home, None, "report", "--period", "2026-03")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"gpuledger: {served_path(home)}: no marts served yet; run `gpuledger build` first"
+    ]
