@@ -1,4 +1,4 @@
-{#- The capacity identity (DESIGN.md "Computation"), per period and GPU class, from independent
+{#- The capacity identity, per period and GPU class, from independent
     sides: physical GPU-hours, each approved-inventory GPU's in-service interval
     (stg_inventory__devices) clipped to the period, = allocated GPU-hours (the segments) + the
     free-capacity classes of fact_idle_capacity (reliability_reserve, fragmentation_idle,

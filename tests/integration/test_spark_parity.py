@@ -1,4 +1,4 @@
-"""The same dbt project on Spark (DESIGN: "the same dbt project runs on Spark").
+"""The same dbt project on Spark (README "The same models on Spark").
 
 The demo month is generated, landed and closed on DuckDB; then `dbt build --target spark` runs
 every model, contract, data test and unit test in a local in-process Spark session

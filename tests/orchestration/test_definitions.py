@@ -20,7 +20,7 @@ from orchestration.resources import GpuLedgerResource
 from orchestration.sources import source_tables
 from tests.orchestration.conftest import drop_in_inbox
 
-# DESIGN.md "Period close"; fact_reconciliation reports more (each one is a check, see
+# the close's checks; fact_reconciliation reports more (each one is a check, see
 # test_close_job: every check_name the model reports for the period was evaluated)
 RECONCILIATION_CHECKS = {
     "allocation_within_capacity",

@@ -182,7 +182,7 @@ pieces as (
 
 final as (
     select
-        {{ dbt_utils_free_hash([
+        {{ surrogate_key([
             'activity_source', 'gpu_uuid', 'device_instance_id', 'owner_kind', 'owner_key',
             'hour_start_at'
         ]) }} as device_activity_hour_id,

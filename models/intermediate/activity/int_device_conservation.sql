@@ -225,7 +225,7 @@ findings as (
 
 final as (
     select
-        {{ dbt_utils_free_hash([
+        {{ surrogate_key([
             'findings.scope_type', 'findings.scope_key', 'findings.interval_start_at', 'findings.finding'
         ]) }} as conservation_finding_id,
         findings.period,

@@ -123,7 +123,7 @@ unioned as (
 
 final as (
     select
-        {{ dbt_utils_free_hash(['activity_source', 'node_name', 'hour_start_at']) }}
+        {{ surrogate_key(['activity_source', 'node_name', 'hour_start_at']) }}
             as node_telemetry_hour_id,
         activity_source,
         node_name,

@@ -1,4 +1,4 @@
-{#- Process-mapped shares of time-sliced GPUs (DESIGN "Sharing modes and confidence": measured
+{#- Process-mapped shares of time-sliced GPUs (README "Charging": measured
     share of process samples, medium confidence).
 
     A time-sliced replica is modeled at 1 / replicas (int_kubernetes_allocations). When the

@@ -35,7 +35,7 @@ unioned as (
 
 final as (
     select
-        {{ dbt_utils_free_hash([
+        {{ surrogate_key([
             'period', 'tenant_id', 'charge_component', 'gpu_class',
             "coalesce(rate_card_version, '')", "coalesce(cast(unit_price as " ~ dbt.type_string() ~ "), '')"
         ]) }} as charge_line_id,

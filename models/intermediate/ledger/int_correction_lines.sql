@@ -183,7 +183,7 @@ differences as (
 
 final as (
     select
-        {{ dbt_utils_free_hash([
+        {{ surrogate_key([
             'next_open.target_period', "'Correction'", 'differences.corrected_close_id',
             'differences.tenant_id', 'differences.charge_component', 'differences.gpu_class',
             "coalesce(differences.rate_card_version, '')",

@@ -1,4 +1,4 @@
-{#- A shared endpoint's tenant shares per period (seed 002): tenant weighted productive units
+{#- A shared endpoint's tenant shares per period: tenant weighted productive units
     / the endpoint's total. The shares are rounded to 12 decimals by largest remainder, so
     those of an endpoint in a period add up to exactly 1. An endpoint with no weighted units
     in a period has no shares (its cost stays with the tenant that owns its allocations). -#}

@@ -1,4 +1,4 @@
-{#- Success events without a workload (DESIGN.md "Period close"): one row per successful
+{#- Success events without a workload: one row per successful
     gateway request that no GPU allocation of its endpoint overlapped, from its start to its
     finish. `unserved_reason` says whether the endpoint has no allocation at all
     (endpoint_not_mapped: neither endpoint-owned nor in endpoint_scopes.csv) or none at the

@@ -1,5 +1,5 @@
 {#- How each GPU workload (a Slurm job or a Kubernetes pod that held GPUs) ended, in one
-    failure class, and who pays for its GPU-hours (DESIGN.md "Failed and preempted work").
+    failure class, and who pays for its GPU-hours.
 
     Slurm, first rule that applies: not ended -> running; COMPLETED -> success;
     OUT_OF_MEMORY, or signal 125 (sacct's 0:125), or signal 9 with an OOM reason ->

@@ -159,7 +159,7 @@ unioned as (
 
 final as (
     select
-        cast({{ dbt_utils_free_hash([
+        cast({{ surrogate_key([
             'idle_class', 'gpu_class', 'interval_start_at', "coalesce(tenant_id, '')",
             "coalesce(segment_id, '')"
         ]) }} as {{ dbt.type_string() }}) as idle_capacity_id,

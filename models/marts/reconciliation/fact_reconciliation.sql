@@ -1,4 +1,4 @@
-{#- One row per period and reconciliation check (DESIGN.md "Period close"): its status
+{#- One row per period and reconciliation check: its status
     (pass | fail | not_applicable | info), whether a failure blocks the close, the observed
     figure against its limit, and a detail a reviewer can act on. Each check is its own model,
     checks/reconciliation_check__<name>.sql, registered in dbt_project.yml

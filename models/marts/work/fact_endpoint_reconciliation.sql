@@ -1,5 +1,5 @@
 {#- The gateway's request log against the model servers' counters, per period, served model
-    and measure (seed 002: request and token evidence reconciled with the service):
+    and measure (request and token evidence reconciled with the service):
     - requests: gateway requests that reached a server (not rejected) vs the server's
       finished requests (vLLM request_success of every reason, Triton success + failure);
     - successful_requests: gateway outcome success vs vLLM stop/length, Triton success;
@@ -145,7 +145,7 @@ compared as (
 
 final as (
     select
-        {{ dbt_utils_free_hash(['period', "coalesce(model_name, '')", 'measure']) }}
+        {{ surrogate_key(['period', "coalesce(model_name, '')", 'measure']) }}
             as endpoint_reconciliation_id,
         period,
         endpoint_id,

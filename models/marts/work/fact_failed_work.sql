@@ -1,4 +1,4 @@
-{#- Failed and preempted work (DESIGN.md; seed 001): one row per period, tenant and failure
+{#- Failed and preempted work: one row per period, tenant and failure
     class of the GPU workloads (Slurm jobs, Kubernetes pods) — every class, success and
     still-running included, so the GPU-hours of a period and tenant add up to its allocated
     GPU-hours of those sources (tests/dbt/assert_failed_work_covers_workload_hours.sql).
@@ -63,7 +63,7 @@ keys as (
 
 final as (
     select
-        {{ dbt_utils_free_hash(['keys.period', 'keys.tenant_id', 'keys.failure_class']) }}
+        {{ surrogate_key(['keys.period', 'keys.tenant_id', 'keys.failure_class']) }}
             as failed_work_id,
         keys.period,
         keys.tenant_id,

@@ -1,4 +1,4 @@
-{#- The productive-work ledger per period and tenant (DESIGN.md "The four ledgers"): one row
+{#- The productive-work ledger per period and tenant: one row
     per period, tenant, unit kind and source (and endpoint for gateway units).
     - job (slurm, kubernetes): GPU workloads that ended in the period, by the tenant owning
       their scope when they ended; successful = failure class success (int_workload_outcomes),
@@ -74,7 +74,7 @@ unioned as (
 
 final as (
     select
-        {{ dbt_utils_free_hash([
+        {{ surrogate_key([
             'period', 'tenant_id', 'unit_kind', 'source_system', "coalesce(endpoint_id, '')"
         ]) }} as productive_work_id,
         period,

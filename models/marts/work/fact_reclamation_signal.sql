@@ -1,4 +1,4 @@
-{#- The reclamation signal (seed 000): per tenant, GPU class and complete ISO week, the
+{#- The reclamation signal: per tenant, GPU class and complete ISO week, the
     week's occupancy (allocated / reserved GPU-hours), whether it stayed below the threshold
     share, the length of the run of consecutive weeks below it ending this week, and a flag
     once that run reaches the required number of weeks. Settings `reclamation_threshold_share`
@@ -67,7 +67,7 @@ streaks as (
 
 final as (
     select
-        {{ dbt_utils_free_hash(['tenant_id', 'gpu_class', 'iso_week']) }} as reclamation_signal_id,
+        {{ surrogate_key(['tenant_id', 'gpu_class', 'iso_week']) }} as reclamation_signal_id,
         tenant_id,
         gpu_class,
         iso_week,

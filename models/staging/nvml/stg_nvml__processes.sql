@@ -15,7 +15,7 @@ latest as (
 
 final as (
     select
-        {{ dbt_utils_free_hash(['device_uuid', 'pid', 'sampled_at']) }} as process_sample_id,
+        {{ surrogate_key(['device_uuid', 'pid', 'sampled_at']) }} as process_sample_id,
         host as node_name,
         sampled_at,
         interval_seconds,

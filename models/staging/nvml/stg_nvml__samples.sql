@@ -19,7 +19,7 @@ latest as (
 
 final as (
     select
-        {{ dbt_utils_free_hash(['device_uuid', 'sampled_at']) }} as sample_id,
+        {{ surrogate_key(['device_uuid', 'sampled_at']) }} as sample_id,
         host as node_name,
         device_uuid,
         gpu_uuid,

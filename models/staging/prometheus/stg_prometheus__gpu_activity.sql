@@ -188,7 +188,7 @@ all_rows as (
 
 final as (
     select
-        {{ dbt_utils_free_hash(['gpu_uuid', "coalesce(gpu_instance_id, '')", 'sampled_at']) }}
+        {{ surrogate_key(['gpu_uuid', "coalesce(gpu_instance_id, '')", 'sampled_at']) }}
             as gpu_activity_id,
         *
     from all_rows

@@ -93,7 +93,7 @@ hourly as (
 
 final as (
     select
-        {{ dbt_utils_free_hash([
+        {{ surrogate_key([
             'server_name', "coalesce(model_name, '')", "coalesce(model_version, '')", 'hour_start_at'
         ]) }} as model_server_usage_id,
         *

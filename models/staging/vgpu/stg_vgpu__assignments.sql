@@ -159,7 +159,7 @@ last_sightings as (
 
 final as (
     select
-        {{ dbt_utils_free_hash(['gpu_uuid', 'vgpu_uuid', 'vm_id', 'vgpu_type_name', 'first_seen_at']) }}
+        {{ surrogate_key(['gpu_uuid', 'vgpu_uuid', 'vm_id', 'vgpu_type_name', 'first_seen_at']) }}
             as assignment_id,
         node_name,
         gpu_uuid,

@@ -19,7 +19,7 @@ latest as (
 
 final as (
     select
-        {{ dbt_utils_free_hash(['gpu_uuid', 'vgpu_uuid', 'sampled_at']) }} as vgpu_sample_id,
+        {{ surrogate_key(['gpu_uuid', 'vgpu_uuid', 'sampled_at']) }} as vgpu_sample_id,
         host as node_name,
         gpu_uuid,
         gpu_index,

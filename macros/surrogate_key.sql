@@ -1,4 +1,4 @@
 {#- A stable surrogate key: md5 of the given expressions joined with '|'. -#}
-{% macro dbt_utils_free_hash(expressions) -%}
+{% macro surrogate_key(expressions) -%}
     md5({% for expression in expressions %}cast({{ expression }} as {{ dbt.type_string() }}){% if not loop.last %} || '|' || {% endif %}{% endfor %})
 {%- endmacro %}
