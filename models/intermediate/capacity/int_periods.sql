@@ -1,5 +1,6 @@
 {#- The UTC calendar months the warehouse reports on: every month touched by an allocation of
-    any source, plus every month a policy file names (cost pools, credits, overheads). -#}
+    any source, every month a policy file names (cost pools, credits, overheads), and every
+    month that receives Correction lines (int_late_evidence), so it can be closed. -#}
 with
 
 allocations as (
@@ -16,6 +17,10 @@ credits as (
 
 overheads as (
     select * from {{ ref('stg_policy__overheads') }}
+),
+
+late_evidence as (
+    select * from {{ ref('int_late_evidence') }}
 ),
 
 usage_bounds as (
@@ -39,10 +44,19 @@ policy_months as (
     select cast(period || '-01 00:00:00' as timestamp) as period_start_at from overheads
 ),
 
+correction_months as (
+    {#- the next open period of a closed one late evidence touches: its Correction lines
+        make it a period even when nothing else happened in it -#}
+    select cast(target_period || '-01 00:00:00' as timestamp) as period_start_at
+    from late_evidence
+),
+
 months as (
     select cast(period_start_at as timestamp) as period_start_at from usage_months
     union
     select period_start_at from policy_months
+    union
+    select period_start_at from correction_months
 ),
 
 final as (

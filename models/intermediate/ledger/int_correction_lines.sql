@@ -1,11 +1,12 @@
 {{ config(materialized='view') }}
-{#- Adjustment lines (charge_class Correction) for closed periods that late evidence touches.
-    A batch is late for a close when the close was not computed from it (ledger.close_batches)
-    and its evidence span overlaps the closed period. For each such close, the period is
-    recomputed from every landed batch (int_charge_lines) and the difference against the
-    published lines, less the corrections of that close already published by later closes
-    that still stand (a reopened close settles nothing), becomes lines of the next open period, keyed like a charge line and naming the original
-    period and close. The closed rows never change. A view: the ledger is read live. -#}
+{#- Adjustment lines (charge_class Correction) for closed periods that late evidence touches
+    (int_late_evidence: a batch the close was not computed from whose evidence span overlaps
+    the closed period, and the next open period the lines go to). For each such close, the
+    period is recomputed from every landed batch (int_charge_lines) and the difference against
+    the published lines, less the corrections of that close already published by later closes
+    that still stand (a reopened close settles nothing), becomes lines of the next open period,
+    keyed like a charge line and naming the original period and close. The closed rows never
+    change. A view: the ledger is read live. -#}
 with
 
 charges as (
@@ -20,69 +21,8 @@ published as (
     select * from {{ ref('stg_ledger__chargeback_lines') }}
 ),
 
-close_batches as (
-    select * from {{ ref('stg_ledger__close_batches') }}
-),
-
-batches as (
-    select * from {{ ref('stg_landing__batches') }}
-),
-
-validations as (
-    select * from {{ ref('stg_ledger__batch_validations') }}
-),
-
-closed_windows as (
-    select
-        period,
-        close_id,
-        cast(period || '-01 00:00:00' as timestamp) as period_start_at
-    from closed
-),
-
 late_evidence as (
-    select distinct
-        closed_windows.period,
-        closed_windows.close_id,
-        closed_windows.period_start_at
-    from closed_windows
-    inner join validations
-        on
-            closed_windows.period_start_at <= validations.last_evidence_at
-            and {{ gpuledger.add_months('closed_windows.period_start_at', 1) }} > validations.first_evidence_at
-    inner join batches
-        on validations.batch_id = batches.batch_id
-    left join close_batches
-        on
-            closed_windows.close_id = close_batches.close_id
-            and validations.batch_id = close_batches.batch_id
-    where validations.validation_outcome = 'passed' and close_batches.batch_id is null
-),
-
-candidates as (
-    -- the next open period after P is P + 1 month, or the month after a later closed period
-    select
-        late_evidence.period as corrected_period,
-        {{ gpuledger.add_months('late_evidence.period_start_at', 1) }} as candidate_start_at
-    from late_evidence
-    union all
-    select
-        late_evidence.period as corrected_period,
-        {{ gpuledger.add_months('closed_windows.period_start_at', 1) }} as candidate_start_at
-    from late_evidence
-    inner join closed_windows
-        on late_evidence.period < closed_windows.period
-),
-
-next_open as (
-    select
-        candidates.corrected_period,
-        {{ gpuledger.period_of('min(candidates.candidate_start_at)') }} as target_period
-    from candidates
-    left join closed
-        on {{ gpuledger.period_of('candidates.candidate_start_at') }} = closed.period
-    where closed.period is null
-    group by candidates.corrected_period
+    select * from {{ ref('int_late_evidence') }}
 ),
 
 restated as (
@@ -184,12 +124,12 @@ differences as (
 final as (
     select
         {{ surrogate_key([
-            'next_open.target_period', "'Correction'", 'differences.corrected_close_id',
+            'late_evidence.target_period', "'Correction'", 'differences.corrected_close_id',
             'differences.tenant_id', 'differences.charge_component', 'differences.gpu_class',
             "coalesce(differences.rate_card_version, '')",
             "coalesce(cast(differences.unit_price as " ~ dbt.type_string() ~ "), '')"
         ]) }} as charge_line_id,
-        next_open.target_period as period,
+        late_evidence.target_period as period,
         differences.tenant_id,
         differences.charge_component,
         differences.gpu_class,
@@ -206,8 +146,10 @@ final as (
         differences.corrected_period as corrects_period,
         differences.corrected_close_id as corrects_close_id
     from differences
-    inner join next_open
-        on differences.corrected_period = next_open.corrected_period
+    inner join late_evidence
+        on
+            differences.corrected_period = late_evidence.period
+            and differences.corrected_close_id = late_evidence.close_id
 )
 
 select * from final
