@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from extractors import crashpoints
 from extractors.records import ParseResult, Rejected, arrow_schema, to_table
-from extractors.screening import evidence_span, extraction, held_back
+from extractors.screening import covers_time, evidence_span, extraction, held_back
 
 BATCHES_TABLE = "batches"
 QUARANTINE_TABLE = "quarantine"
@@ -240,7 +240,11 @@ def land(
         tables = {name: to_table(row_types[name], rows) for name, rows in result.tables.items()}
         held = held_back(source, tables, row_types) if validate else {}
         extracted = extraction(result, tables, extracted_at, extracted_at_basis)
-        coverage = result.coverage or evidence_span(tables, row_types, extracted)
+        coverage = (
+            result.coverage or evidence_span(tables, row_types, extracted)
+            if covers_time(source)
+            else None
+        )
         rows_by_table: dict[str, int] = {}
         held_lines = pa.array(sorted(held), pa.int64())
         for name, table in tables.items():

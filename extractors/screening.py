@@ -49,9 +49,14 @@ def extraction(
 def evidence_span(
     tables: Mapping[str, pa.Table], row_types: Mapping[str, type], extracted: Span | None
 ) -> Span | None:
-    """The rows' earliest to latest time; an interval still open (an end unset where its
-    start is set) reaches the extraction instant."""
+    """The rows' earliest time to the latest time they name, or to the extraction instant when
+    it is known apart from the rows (an option, the live clock, the format): a dump covers
+    what happened up to when it was taken. An interval still open (an end unset where its
+    start is set) reaches the extraction instant too."""
     lows, highs = [], []
+    to_extraction = extracted is not None and extracted.basis != "latest_evidence"
+    if to_extraction:
+        highs.append(extracted.end)
     for name, table in tables.items():
         for column in time_columns(table):
             low, high = pc.min(table[column]).as_py(), pc.max(table[column]).as_py()
@@ -64,7 +69,14 @@ def evidence_span(
                 highs.append(extracted.end)
     if not lows:
         return None
-    return Span(min(lows), max(highs), "evidence")
+    return Span(min(lows), max(highs), "evidence_to_extraction" if to_extraction else "evidence")
+
+
+def covers_time(source: str) -> bool:
+    """Whether a source's evidence covers a span of time (a CMDB export does not:
+    `TIME_SERIES = False` in its records module)."""
+    records = importlib.import_module(f"extractors.{source}.records")
+    return getattr(records, "TIME_SERIES", True)
 
 
 def held_back(

@@ -22,3 +22,5 @@ class InventoryDevice:
 
 
 RAW_TABLES: dict[str, type] = {DEVICES_TABLE: InventoryDevice}
+# a CMDB export is a snapshot of the approved inventory, not evidence of a time span
+TIME_SERIES = False

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from extractors.commands import source_commands
+from extractors.screening import covers_time
 from gpuledger.core.policy.values import (
     Check,
     decimal_value,
@@ -18,6 +20,17 @@ from gpuledger.core.policy.values import (
     text_value,
     timestamp_value,
 )
+
+
+def evidence_source_value(value: str) -> str:
+    """A source whose evidence covers time (`gpuledger ingest SOURCE`; not the inventory)."""
+    sources = sorted(name for name in source_commands() if covers_time(name))
+    return one_of(*sources)(value)
+
+
+def optional_non_negative_value(value: str) -> str:
+    return non_negative_value(value) if value else ""
+
 
 SCOPE_TYPES = ("slurm_account", "k8s_namespace", "vm", "endpoint")
 CHARGE_BASES = (
@@ -186,6 +199,11 @@ POLICY_FILES: tuple[PolicyFile, ...] = (
         },
         required=False,
     ),
+    PolicyFile(
+        "expected_sources",
+        {"source": evidence_source_value, "settle_lag_hours": optional_non_negative_value},
+        required=False,
+    ),
     PolicyFile("settings", {"key": text_value, "value": optional_text_value}),
 )
 
@@ -200,4 +218,6 @@ SETTINGS_CHECKS: dict[str, Check] = {
     "productive_work_tolerance_pct": non_negative_value,
     "timeslice_attribution": one_of("process", "modeled"),
     "quarantine_tolerance_pct": non_negative_value,
+    "settle_lag_hours": non_negative_value,
+    "coverage_gap_tolerance_minutes": non_negative_value,
 }

@@ -26,7 +26,13 @@ final as (
             as timeslice_attribution,
         cast(coalesce(
             max(case when key = 'quarantine_tolerance_pct' then value end), '0'
-        ) as decimal(18, 6)) as quarantine_tolerance_pct
+        ) as decimal(18, 6)) as quarantine_tolerance_pct,
+        cast(coalesce(
+            max(case when key = 'settle_lag_hours' then value end), '24'
+        ) as decimal(18, 6)) as settle_lag_hours,
+        cast(coalesce(
+            max(case when key = 'coverage_gap_tolerance_minutes' then value end), '60'
+        ) as decimal(18, 6)) as coverage_gap_tolerance_minutes
     from source
 )
 
