@@ -306,10 +306,10 @@ def sweep_interrupted(home: Path) -> list[str]:
     """Move what an interrupted writer left in the raw store (temporary files, and table files
     of a batch whose manifest was never written) to `<home>/quarantine/interrupted/`, and say
     what moved. Under the raw store's lock no writer is active, so all of it is orphaned."""
+    root = raw_dir(home)
+    if not root.exists():
+        return []
     with raw_store_lock(home):
-        root = raw_dir(home)
-        if not root.exists():
-            return []
         manifested = {p.stem for p in (root / BATCHES_TABLE).glob("*.parquet")}
         orphans = [p for p in root.rglob("*.tmp") if p.is_file()]
         evidence = (f for f in root.iterdir() if f.is_dir() and f.name not in OWN_TABLES)

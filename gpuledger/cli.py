@@ -119,7 +119,7 @@ def _ingest(home: Path, args: argparse.Namespace) -> int:
             f"landed {sum(r.records_landed for r in reports)}, "
             f"quarantined {sum(r.records_quarantined for r in reports)}"
         )
-    empty = [r.file for r in reports if r.records_landed == 0]
+    empty = [r.file for r in reports if r.records_read and not r.records_landed]
     for file in empty:
         print(f"gpuledger: {file} landed no record", file=sys.stderr)
     return EXIT_ERROR if empty else 0
