@@ -33,6 +33,7 @@ from pathlib import Path
 
 import duckdb
 
+from extractors import crashpoints
 from gpuledger.core.home import served_path, serving_dir
 from gpuledger.core.warehouse import connect, dbt_target, has_relation
 
@@ -144,6 +145,7 @@ def serve(home: Path) -> Served:
         counts, closes = _copy_marts(con, staged)
     _seal(staged)
     _write_parquet(home, staged, list(counts))
+    crashpoints.reached("serve:before-swap")
     os.replace(staged, served_path(home))
     served = Served(
         served_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
