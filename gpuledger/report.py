@@ -1,14 +1,24 @@
-"""Render the showback of a period (and a tenant's charge lines) as a table, CSV or HTML."""
+"""Render the showback of a period (and a tenant's charge lines) as a table, CSV or HTML.
+
+A line of a rate-card component without a unit price (no rate covered it) is shown as
+`unpriced`, never as its 0.00 amount, and a total that leaves such lines out as
+`<total> + unpriced`: a provisional figure that is incomplete says so.
+"""
 
 from __future__ import annotations
 
 import csv
+import functools
 import html
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+import yaml
+
+from gpuledger.core.home import PROJECT_DIR
 from gpuledger.core.warehouse import query
 
 SHOWBACK_COLUMNS = (
@@ -56,9 +66,47 @@ LINE_COLUMNS = (
 )
 
 
+@dataclass(frozen=True)
+class Unpriced:
+    """A figure without the lines no rate priced: `known` (None: nothing is known)."""
+
+    known: Decimal | None = None
+
+    def render(self, figure: Callable[[Decimal], str]) -> str:
+        return "unpriced" if self.known is None else f"{figure(self.known)} + unpriced"
+
+    def __str__(self) -> str:
+        return self.render(str)
+
+
+@functools.cache
+def rate_card_components() -> frozenset[str]:
+    """The components the rate card prices (dbt_project.yml vars.rate_card_components)."""
+    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())
+    return frozenset(project["vars"]["rate_card_components"])
+
+
+def _mark_showback(row: dict[str, object]) -> dict[str, object]:
+    if not row.get("unpriced_lines"):
+        return row
+    return row | {
+        key: Unpriced(row[key])
+        for key in ("total_charge", "cost_per_successful_unit")
+        if isinstance(row[key], Decimal)
+    }
+
+
+def _mark_line(row: dict[str, object]) -> dict[str, object]:
+    if row["unit_price"] is None and row["charge_component"] in rate_card_components():
+        return row | {"unit_price": Unpriced(), "amount": Unpriced()}
+    return row
+
+
 def _cell(value: object) -> str:
     if value is None:
         return "-"
+    if isinstance(value, Unpriced):
+        return value.render(_cell)
     if isinstance(value, Decimal):
         scale = 2 if value.as_tuple().exponent == -2 else 3
         return f"{value:,.{scale}f}"
@@ -69,7 +117,7 @@ def _table(rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]
     grid = [[label for _, label in columns]] + [[_cell(r[k]) for k, _ in columns] for r in rows]
     widths = [max(len(line[i]) for line in grid) for i in range(len(columns))]
     numeric = [
-        all(isinstance(r[k], int | float | Decimal) or r[k] is None for r in rows)
+        all(isinstance(r[k], int | float | Decimal | Unpriced) or r[k] is None for r in rows)
         for k, _ in columns
     ]
 
@@ -104,13 +152,21 @@ def _html(title: str, rows: Sequence[dict[str, object]], columns: Sequence[tuple
     )
 
 
+def _known(value: object) -> Decimal:
+    figure = value.known if isinstance(value, Unpriced) else value
+    return figure if isinstance(figure, Decimal) else Decimal(0)
+
+
 def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
-    showback = query(
-        home,
-        "select * from marts.fact_showback where period = ? and (? is null or tenant_id = ?) "
-        "order by tenant_id",
-        [period, tenant, tenant],
-    )
+    showback = [
+        _mark_showback(row)
+        for row in query(
+            home,
+            "select * from marts.fact_showback where period = ? and (? is null or tenant_id = ?) "
+            "order by tenant_id",
+            [period, tenant, tenant],
+        )
+    ]
     if not showback:
         raise LookupError(
             f"no showback for period {period}"
@@ -119,12 +175,15 @@ def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
         )
     lines: list[dict[str, object]] = []
     if tenant:
-        lines = query(
-            home,
-            "select * from marts.fact_chargeback where period = ? and tenant_id = ? "
-            "order by charge_component, gpu_class",
-            [period, tenant],
-        )
+        lines = [
+            _mark_line(row)
+            for row in query(
+                home,
+                "select * from marts.fact_chargeback where period = ? and tenant_id = ? "
+                "order by charge_component, gpu_class, rate_card_version, unit_price",
+                [period, tenant],
+            )
+        ]
     status = showback[0]["status"]
     currency = showback[0]["currency"] or ""
     title = f"GPU Ledger showback {period} ({status}, {currency})"
@@ -146,8 +205,13 @@ def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
             + "</body></html>\n"
         )
     text = f"{title}\n{_table(showback, SHOWBACK_COLUMNS)}\n"
-    total = sum((r["total_charge"] for r in showback), start=Decimal(0))
-    text += f"total charged: {total:,.2f} {currency}\n"
+    total = sum((_known(r["total_charge"]) for r in showback), start=Decimal(0))
+    unpriced = sum(int(str(r.get("unpriced_lines") or 0)) for r in showback)
+    text += f"total charged: {total:,.2f} {currency}" + (
+        f" + unpriced ({unpriced} line{'s' if unpriced > 1 else ''} no rate covers)\n"
+        if unpriced
+        else "\n"
+    )
     mix = _table(showback, MIX_COLUMNS)
     text += f"\nAllocation by sharing mode and confidence; work delivered\n{mix}\n"
     if tenant:

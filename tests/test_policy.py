@@ -404,3 +404,18 @@ def test_endpoint_scopes_with_disjoint_prefixes_or_times_load(tmp_path: Path) ->
     ]
     policy = load_policy(_work_policy(tmp_path / "p", {"endpoint_scopes": scopes}))
     assert len(policy.files["endpoint_scopes"]) == 4
+
+
+def test_personal_data_setting_is_hash_drop_or_keep(tmp_path: Path) -> None:
+    rows = ["charging_model,allocation_rate", "personal_data,drop"]
+    policy = load_policy(write_policy(tmp_path / "p", GOOD | {"settings": rows}))
+    assert policy.settings["personal_data"] == "drop"
+    bad = write_policy(
+        tmp_path / "bad",
+        GOOD | {"settings": ["charging_model,allocation_rate", "personal_data,pseudonymize"]},
+    )
+    with pytest.raises(
+        PolicyError,
+        match=r"settings.csv:3: setting personal_data: 'pseudonymize' is not one of hash, drop",
+    ):
+        load_policy(bad)

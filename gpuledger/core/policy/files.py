@@ -199,4 +199,5 @@ SETTINGS_CHECKS: dict[str, Check] = {
     "reclamation_weeks": positive_int_value,
     "productive_work_tolerance_pct": non_negative_value,
     "timeslice_attribution": one_of("process", "modeled"),
+    "personal_data": one_of("hash", "drop", "keep"),
 }

@@ -23,7 +23,8 @@ final as (
         cast(max(case when key = 'productive_work_tolerance_pct' then value end) as decimal(18, 6))
             as productive_work_tolerance_pct,
         coalesce(max(case when key = 'timeslice_attribution' then value end), 'process')
-            as timeslice_attribution
+            as timeslice_attribution,
+        coalesce(max(case when key = 'personal_data' then value end), 'hash') as personal_data
     from source
 )
 
