@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 
 from extractors.landing import LandingReport
@@ -12,9 +13,24 @@ from gpuledger.runs import CloseOutcome
 QUARANTINE_LINES_SHOWN = 20
 
 
+@dataclass(frozen=True)
+class Unpriced:
+    """A figure without the lines no rate priced: `known` (None: nothing is known)."""
+
+    known: Decimal | None = None
+
+    def render(self, figure: Callable[[Decimal], str]) -> str:
+        return "unpriced" if self.known is None else f"{figure(self.known)} + unpriced"
+
+    def __str__(self) -> str:
+        return self.render(str)
+
+
 def cell(value: object) -> str:
     if value is None:
         return "-"
+    if isinstance(value, Unpriced):
+        return value.render(cell)
     if isinstance(value, Decimal):
         scale = 2 if value.as_tuple().exponent == -2 else 3
         return f"{value:,.{scale}f}"
@@ -42,7 +58,7 @@ def table_text(
     ]
     widths = [max(len(line[i]) for line in grid) for i in range(len(columns))]
     numeric = [
-        all(isinstance(r[k], int | float | Decimal) or r[k] is None for r in rows)
+        all(isinstance(r[k], int | float | Decimal | Unpriced) or r[k] is None for r in rows)
         for k, _ in columns
     ]
 

@@ -1,20 +1,27 @@
 """Render the showback of a period (and a tenant's charge lines) as a table, CSV or HTML.
 
 It reads the served copy of the marts (gpuledger.core.serving), never warehouse.duckdb: a
-report during a build shows the last complete build, and never holds up the pipeline.
+report during a build shows the last complete build, and never holds up the pipeline. A line
+of a rate-card component without a unit price (no rate covered it) is shown as `unpriced`,
+never as its 0.00 amount, and a total that leaves such lines out as `<total> + unpriced`: a
+provisional figure that is incomplete says so.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import html
 import io
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
+import yaml
+
+from gpuledger.core.home import PROJECT_DIR
 from gpuledger.core.serving import connect_served, rows
-from gpuledger.output import cell, table_text
+from gpuledger.output import Unpriced, cell, table_text
 
 SHOWBACK_COLUMNS = (
     ("tenant_id", "tenant"),
@@ -61,6 +68,29 @@ LINE_COLUMNS = (
 )
 
 
+@functools.cache
+def rate_card_components() -> frozenset[str]:
+    """The components the rate card prices (dbt_project.yml vars.rate_card_components)."""
+    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())
+    return frozenset(project["vars"]["rate_card_components"])
+
+
+def _mark_showback(row: dict[str, object]) -> dict[str, object]:
+    if not row.get("unpriced_lines"):
+        return row
+    return row | {
+        key: Unpriced(row[key])
+        for key in ("total_charge", "cost_per_successful_unit")
+        if isinstance(row[key], Decimal)
+    }
+
+
+def _mark_line(row: dict[str, object]) -> dict[str, object]:
+    if row["unit_price"] is None and row["charge_component"] in rate_card_components():
+        return row | {"unit_price": Unpriced(), "amount": Unpriced()}
+    return row
+
+
 def _csv(rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -82,22 +112,33 @@ def _html(title: str, rows: Sequence[dict[str, object]], columns: Sequence[tuple
     )
 
 
+def _known(value: object) -> Decimal:
+    figure = value.known if isinstance(value, Unpriced) else value
+    return figure if isinstance(figure, Decimal) else Decimal(0)
+
+
 def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
     with connect_served(home) as con:  # one served copy for both queries
-        showback = rows(
-            con,
-            "select * from marts.fact_showback where period = ? and (? is null or tenant_id = ?) "
-            "order by tenant_id",
-            [period, tenant, tenant],
-        )
+        showback = [
+            _mark_showback(row)
+            for row in rows(
+                con,
+                "select * from marts.fact_showback where period = ? "
+                "and (? is null or tenant_id = ?) order by tenant_id",
+                [period, tenant, tenant],
+            )
+        ]
         lines: list[dict[str, object]] = []
         if tenant:
-            lines = rows(
-                con,
-                "select * from marts.fact_chargeback where period = ? and tenant_id = ? "
-                "order by charge_component, gpu_class",
-                [period, tenant],
-            )
+            lines = [
+                _mark_line(row)
+                for row in rows(
+                    con,
+                    "select * from marts.fact_chargeback where period = ? and tenant_id = ? "
+                    "order by charge_component, gpu_class, rate_card_version, unit_price",
+                    [period, tenant],
+                )
+            ]
     if not showback:
         raise LookupError(
             f"no showback for period {period}"
@@ -125,8 +166,13 @@ def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
             + "</body></html>\n"
         )
     text = f"{title}\n{table_text(showback, SHOWBACK_COLUMNS)}\n"
-    total = sum((r["total_charge"] for r in showback), start=Decimal(0))
-    text += f"total charged: {total:,.2f} {currency}\n"
+    total = sum((_known(r["total_charge"]) for r in showback), start=Decimal(0))
+    unpriced = sum(int(str(r.get("unpriced_lines") or 0)) for r in showback)
+    text += f"total charged: {total:,.2f} {currency}" + (
+        f" + unpriced ({unpriced} line{'s' if unpriced > 1 else ''} no rate covers)\n"
+        if unpriced
+        else "\n"
+    )
     mix = table_text(showback, MIX_COLUMNS)
     text += f"\nAllocation by sharing mode and confidence; work delivered\n{mix}\n"
     if tenant:

@@ -29,6 +29,7 @@ def test_the_close_checks_block_and_the_informational_ones_do_not() -> None:
     # quarantined records block a close too (above quarantine_tolerance_pct)
     assert {name for name, check in checks.items() if not check.is_blocking} == {
         "oversubscribed_timeslice",
+        "label_ownership_changes",
     }
     assert all(check.unit and check.description for check in checks.values())
 

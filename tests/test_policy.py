@@ -249,3 +249,173 @@ def test_work_settings_are_normalized(tmp_path: Path) -> None:
     policy = load_policy(write_policy(tmp_path / "p", GOOD | {"settings": rows}))
     assert policy.settings["reclamation_weeks"] == "6"
     assert policy.settings["reclamation_threshold_share"] == "0.5"
+
+
+OVERLAP_TENANTS = ["atlas,Atlas,,", "boreal,Boreal,,"]
+NLP_SHARED = [
+    "slurm_account,atlas-train,atlas,,2026-01-01T00:00:00Z,",
+    "slurm_account,nlp-shared,atlas,,2026-01-01T00:00:00Z,2026-10-01T00:00:00Z",
+    "slurm_account,boreal-serve,boreal,,2026-01-01T00:00:00Z,",
+    "slurm_account,nlp-shared,atlas,,2026-10-01T00:00:00Z,2026-10-20T00:00:00Z",
+    "slurm_account,boreal-batch,boreal,,2026-01-01T00:00:00Z,",
+    "slurm_account,nlp-shared,boreal,,2026-10-15T00:00:00Z,",
+]
+
+
+def test_overlapping_ownership_names_both_lines_scope_and_tenants(tmp_path: Path) -> None:
+    folder = write_policy(
+        tmp_path / "p", GOOD | {"tenants": OVERLAP_TENANTS, "ownership": NLP_SHARED}
+    )
+    with pytest.raises(PolicyError) as raised:
+        load_policy(folder)
+    assert str(raised.value) == (
+        f"{folder / 'ownership.csv'}:7: scope slurm_account:nlp-shared: [2026-10-15, open) "
+        "overlaps line 5 [2026-10-01, 2026-10-20) (tenants atlas and boreal)"
+    )
+
+
+def test_contiguous_ownership_intervals_are_not_an_overlap(tmp_path: Path) -> None:
+    rows = [*NLP_SHARED[:5], "slurm_account,nlp-shared,boreal,,2026-10-20T00:00:00Z,"]
+    policy = load_policy(
+        write_policy(tmp_path / "p", GOOD | {"tenants": OVERLAP_TENANTS, "ownership": rows})
+    )
+    assert len(policy.files["ownership"]) == 6
+
+
+def test_build_fails_on_overlapping_ownership_with_one_line_before_dbt(
+    tmp_path: Path, home: Path
+) -> None:
+    folder = write_policy(
+        tmp_path / "p", GOOD | {"tenants": OVERLAP_TENANTS, "ownership": NLP_SHARED}
+    )
+    result = run_cli(home, folder, "build")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"gpuledger: {folder / 'ownership.csv'}:7: scope slurm_account:nlp-shared: "
+        "[2026-10-15, open) overlaps line 5 [2026-10-01, 2026-10-20) (tenants atlas and boreal)"
+    ]
+    assert not (home / "dbt").exists()
+
+
+VM = "4d7e2f10-8c3a-4b6e-9f21-6a5c0e3b7d19"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {
+                "ownership": [
+                    f"vm,{VM},atlas,,2026-01-01T00:00:00Z,",
+                    f"vm,{VM.upper()},atlas,,2026-06-01T12:30:00Z,2026-07-01T00:00:00Z",
+                ]
+            },
+            rf"ownership.csv:3: scope vm:{VM.upper()}: \[2026-06-01 12:30:00, 2026-07-01\) "
+            r"overlaps line 2 \[2026-01-01, open\) \(tenant atlas twice\)",
+        ),
+        (
+            {"tenants": ["atlas,Atlas,,", "atlas,Atlas again,,"]},
+            r"tenants.csv:3: field tenant_id: 'atlas' is already on line 2",
+        ),
+        (
+            {"gpu_classes": ["NVIDIA H100 80GB HBM3,h100", "NVIDIA H100 80GB HBM3,a100"]},
+            r"gpu_classes.csv:3: field gpu_model: 'NVIDIA H100 80GB HBM3' is already on line 2",
+        ),
+        (
+            {"credits": ["2026-10,atlas,10,rework,adj-1", "2026-11,atlas,5,rework,adj-1"]},
+            r"credits.csv:3: field adjustment_id: 'adj-1' is already on line 2",
+        ),
+        (
+            {"cost_pools": ["2026-10,h100,100,0.5,USD", "2026-10,h100,200,0.5,USD"]},
+            r"cost_pools.csv:3: field gpu_class: period 2026-10, gpu_class h100 is already on "
+            r"line 2",
+        ),
+        (
+            {"partition_weights": ["mig,A100,1g.10gb,0.142857", "mig,A100,1g.10gb,0.125"]},
+            r"partition_weights.csv:3: field profile: sharing_mode mig, gpu_model A100, "
+            r"profile 1g.10gb is already on line 2",
+        ),
+        (
+            {"settings": ["charging_model,allocation_rate", "charging_model,cost_pool"]},
+            r"settings.csv:3: field key: 'charging_model' is already on line 2",
+        ),
+        (
+            {"settings": ["charging_model,allocation_rate", "reliability_reserve_gpus.h100,two"]},
+            r"settings.csv:3: setting reliability_reserve_gpus.h100: 'two' is not a number",
+        ),
+        (
+            {"settings": ["charging_model,allocation_rate", "reliability_reserve_gpus.,2"]},
+            r"settings.csv:3: setting reliability_reserve_gpus.: names no GPU class",
+        ),
+        (
+            {
+                "rate_card": [
+                    "v1,2026-01-01T00:00:00Z,2026-11-01T00:00:00Z,h100,allocated_gpu_hour,2,USD",
+                    "v1,2026-01-01T00:00:00Z,,h100,reserved_gpu_hour,1,USD",
+                    "v2,2026-10-15T00:00:00Z,,h100,allocated_gpu_hour,3,USD",
+                ]
+            },
+            r"rate_card.csv:4: h100 allocated_gpu_hour: \[2026-10-15, open\) of version v2 "
+            r"overlaps line 2 \[2026-01-01, 2026-11-01\) of version v1",
+        ),
+    ],
+)
+def test_broken_cross_row_rules_name_file_line_and_the_other_line(
+    tmp_path: Path, change: dict, message: str
+) -> None:
+    with pytest.raises(PolicyError, match=message):
+        load_policy(write_policy(tmp_path / "p", GOOD | change))
+
+
+@pytest.mark.parametrize(
+    ("scopes", "message"),
+    [
+        (
+            [
+                "chat,k8s_namespace,ml-serving,chat-,2026-01-01T00:00:00Z,",
+                "embed,k8s_namespace,ml-serving,,2026-10-01T00:00:00Z,",
+            ],
+            r"endpoint_scopes.csv:3: scope k8s_namespace:ml-serving prefix '': "
+            r"\[2026-10-01, open\) \(endpoint embed\) overlaps line 2 prefix 'chat-' "
+            r"\[2026-01-01, open\) \(endpoint chat\)",
+        ),
+        (
+            [
+                "chat,k8s_namespace,ml-serving,chat-,2026-01-01T00:00:00Z,",
+                "chat-big,k8s_namespace,ml-serving,chat-big-,2026-01-01T00:00:00Z,",
+            ],
+            r"endpoint_scopes.csv:3: scope k8s_namespace:ml-serving prefix 'chat-big-'",
+        ),
+    ],
+)
+def test_endpoint_scopes_that_could_bill_a_workload_twice(
+    tmp_path: Path, scopes: list[str], message: str
+) -> None:
+    with pytest.raises(PolicyError, match=message):
+        load_policy(_work_policy(tmp_path / "p", {"endpoint_scopes": scopes}))
+
+
+def test_endpoint_scopes_with_disjoint_prefixes_or_times_load(tmp_path: Path) -> None:
+    scopes = [
+        "chat,k8s_namespace,ml-serving,chat-,2026-01-01T00:00:00Z,",
+        "embed,k8s_namespace,ml-serving,embed-,2026-01-01T00:00:00Z,",
+        "old,k8s_namespace,research,,2026-01-01T00:00:00Z,2026-10-01T00:00:00Z",
+        "new,k8s_namespace,research,,2026-10-01T00:00:00Z,",
+    ]
+    policy = load_policy(_work_policy(tmp_path / "p", {"endpoint_scopes": scopes}))
+    assert len(policy.files["endpoint_scopes"]) == 4
+
+
+def test_personal_data_setting_is_hash_drop_or_keep(tmp_path: Path) -> None:
+    rows = ["charging_model,allocation_rate", "personal_data,drop"]
+    policy = load_policy(write_policy(tmp_path / "p", GOOD | {"settings": rows}))
+    assert policy.settings["personal_data"] == "drop"
+    bad = write_policy(
+        tmp_path / "bad",
+        GOOD | {"settings": ["charging_model,allocation_rate", "personal_data,pseudonymize"]},
+    )
+    with pytest.raises(
+        PolicyError,
+        match=r"settings.csv:3: setting personal_data: 'pseudonymize' is not one of hash, drop",
+    ):
+        load_policy(bad)

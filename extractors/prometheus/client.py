@@ -38,11 +38,12 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from extractors.filebatch import SourceFileError, land_file
 from extractors.landing import LandingReport, land
+from extractors.prometheus.auth import TOKEN_ENV, Credentials, clean_url, resolve_credentials
 from extractors.prometheus.parse import parse_query_range
 from extractors.prometheus.records import RAW_TABLES
 from extractors.state import Cursor, Stream
@@ -100,6 +101,14 @@ class Chunk:
     @property
     def points(self) -> int:
         return (self.end - self.start) // self.step + 1
+
+
+@dataclass(frozen=True)
+class Server:
+    """The server as messages name it (`url`, no credentials) and what authenticates to it."""
+
+    url: str
+    authorization: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -173,19 +182,29 @@ def _append_run(chunks: list[Chunk], first: int, last: int, step: int, max_point
         first = chunk_end + step
 
 
-def ingest_live(home: Path, window: LiveWindow, queries: Sequence[str]) -> list[LandingReport]:
-    """Land every not-yet-covered chunk of every query; progress goes to stderr."""
+def ingest_live(
+    home: Path,
+    window: LiveWindow,
+    queries: Sequence[str],
+    credentials: Credentials | None = None,
+) -> list[LandingReport]:
+    """Land every not-yet-covered chunk of every query; progress goes to stderr. Requests
+    carry `credentials` (else those embedded in the URL); messages, batches and state name
+    the URL without them (extractors.prometheus.auth)."""
+    if credentials is None:
+        credentials = resolve_credentials(window.url, environ={})
+    server = Server(clean_url(window.url), credentials.authorization if credentials else None)
     start, end = _epoch(window.start), _epoch(window.end)
     if end < start:
-        raise PrometheusQueryError(f"{window.url}: --end is before --start")
+        raise PrometheusQueryError(f"{server.url}: --end is before --start")
     settled = _epoch(dt.datetime.now(dt.UTC).replace(tzinfo=None)) - SETTLE_SECONDS
     if end > settled:
         _progress(f"--end {_iso(end)} is too recent; querying up to {_iso(settled)}")
         end = settled
-    left_open = _major_version(window.url) >= 3
+    left_open = _major_version(server) >= 3
     reports = []
     for query in queries:
-        state = covered(home, window.url, query, window.step_seconds)
+        state = covered(home, server.url, query, window.step_seconds)
         done = state.load() or []
         chunks = plan_chunks(
             start, end, window.step_seconds, covered=done, max_points=window.max_points
@@ -195,7 +214,7 @@ def ingest_live(home: Path, window: LiveWindow, queries: Sequence[str]) -> list[
             _progress(f"{query}: nothing to fetch in {_iso(start)}..{_iso(end)} ({why})")
             continue
         for number, chunk in enumerate(chunks, start=1):
-            report = _land_chunk(home, window.url, query, chunk, left_open)
+            report = _land_chunk(home, server, query, chunk, left_open)
             state.advance(
                 functools.partial(merge_covered, low=chunk.start, high=chunk.end, step=chunk.step)
             )
@@ -209,9 +228,12 @@ def ingest_live(home: Path, window: LiveWindow, queries: Sequence[str]) -> list[
     return reports
 
 
-def _land_chunk(home: Path, url: str, query: str, chunk: Chunk, left_open: bool) -> LandingReport:
+def _land_chunk(
+    home: Path, server: Server, query: str, chunk: Chunk, left_open: bool
+) -> LandingReport:
     extracted_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-    body = _query_range(url, guarded_query(query, chunk.step, left_open_ranges=left_open), chunk)
+    body = _query_range(server, guarded_query(query, chunk.step, left_open_ranges=left_open), chunk)
+    url = server.url
     where = f"{url} query_range {query} {_iso(chunk.start)}..{_iso(chunk.end)} step {chunk.step}s"
     try:
         result = parse_query_range(body.decode("utf-8"))
@@ -229,31 +251,40 @@ def _land_chunk(home: Path, url: str, query: str, chunk: Chunk, left_open: bool)
     )
 
 
-def _major_version(url: str) -> int:
+def _major_version(server: Server) -> int:
     """Prometheus's major version from /api/v1/status/buildinfo; 2 when it does not say."""
     try:
-        body = _request(url, "/api/v1/status/buildinfo", None)
+        body = _request(server, "/api/v1/status/buildinfo", None)
         version = json.loads(body)["data"]["version"]
         return int(str(version).split(".", 1)[0])
     except (_HttpError, ValueError, KeyError, TypeError):
         return 2
 
 
-def _query_range(url: str, query: str, chunk: Chunk) -> bytes:
+def _query_range(server: Server, query: str, chunk: Chunk) -> bytes:
     params = {"query": query, "start": chunk.start, "end": chunk.end, "step": chunk.step}
-    return _request(url, "/api/v1/query_range", params, what=repr(query))
+    return _request(server, "/api/v1/query_range", params, what=repr(query))
 
 
 def _request(
-    url: str, path: str, params: dict[str, object] | None, *, what: str = "", timeout: float = 120.0
+    server: Server,
+    path: str,
+    params: dict[str, object] | None,
+    *,
+    what: str = "",
+    timeout: float = 120.0,
 ) -> bytes:
-    """GET (no params) or form POST to the server; errors become PrometheusQueryError."""
+    """GET (no params) or form POST to the server; errors become PrometheusQueryError. The
+    Authorization header is not forwarded on a redirect."""
+    url = server.url
     data = urllib.parse.urlencode(params).encode() if params is not None else None
     request = urllib.request.Request(
         f"{url.rstrip('/')}{path}",
         data=data,
         headers={"Content-Type": "application/x-www-form-urlencoded"} if data else {},
     )
+    if server.authorization is not None:
+        request.add_unredirected_header("Authorization", server.authorization)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.read()
@@ -261,6 +292,12 @@ def _request(
         detail = _error_detail(err.read())
         if "too many samples" in detail or "maximum resolution" in detail:
             detail += " (a smaller --max-points asks for fewer points per request)"
+        if err.code in (401, 403) and server.authorization:
+            detail += " (the server refused the credentials given)"
+        elif err.code in (401, 403):
+            detail += (
+                f" (no credentials given: --bearer-token-file, --basic-auth-file, {TOKEN_ENV})"
+            )
         raise _HttpError(f"{url}: HTTP {err.code} for {what or path}: {detail}") from None
     except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
         reason = getattr(err, "reason", err)

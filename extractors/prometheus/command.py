@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from extractors.landing import LandingReport
+from extractors.prometheus.auth import (
+    PASSWORD_ENV,
+    TOKEN_ENV,
+    USER_ENV,
+    CredentialsError,
+    clean_url,
+    resolve_credentials,
+)
 from extractors.prometheus.client import (
     DEFAULT_QUERIES,
     MAX_POINTS_PER_SERIES,
@@ -18,7 +27,7 @@ from extractors.prometheus.client import (
 from extractors.timeparse import parse_timestamp
 
 HELP = "Prometheus: query_range JSON of DCGM, vLLM and Triton series, or a live server"
-_LIVE_ONLY = ("url", "start", "end", "query")
+_LIVE_ONLY = ("url", "start", "end", "query", "bearer_token_file", "basic_auth_file")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +36,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--file", nargs="+", type=Path, metavar="PATH", help="saved /api/v1/query_range JSON"
     )
     mode.add_argument("--live", action="store_true", help="query a Prometheus server")
-    parser.add_argument("--url", help="Prometheus base URL, e.g. http://127.0.0.1:9090")
+    parser.add_argument(
+        "--url",
+        help="Prometheus base URL, e.g. http://127.0.0.1:9090 (a user:password@ in it is taken "
+        "out and sent as basic auth; prefer a file or the environment)",
+    )
+    auth = parser.add_mutually_exclusive_group()
+    auth.add_argument(
+        "--bearer-token-file",
+        type=Path,
+        metavar="PATH",
+        help=f"a file holding the bearer token (else env {TOKEN_ENV})",
+    )
+    auth.add_argument(
+        "--basic-auth-file",
+        type=Path,
+        metavar="PATH",
+        help=f"a file holding user:password (else env {USER_ENV} and {PASSWORD_ENV})",
+    )
     parser.add_argument("--start", help="window start, ISO 8601 (zone-less is UTC)")
     parser.add_argument("--end", help="window end, ISO 8601 (zone-less is UTC)")
     parser.add_argument("--step", default="60s", help="evaluation step (default 60s)")
@@ -75,11 +101,20 @@ def ingest(home: Path, args: argparse.Namespace) -> list[LandingReport]:
         parser.error(f'--query takes metric names or selectors (name{{label="v"}}): {bad[0]!r}')
     if not 1 <= args.max_points <= MAX_POINTS_PER_SERIES:
         parser.error(f"--max-points must be between 1 and {MAX_POINTS_PER_SERIES}")
+    try:
+        credentials = resolve_credentials(
+            args.url,
+            bearer_token_file=args.bearer_token_file,
+            basic_auth_file=args.basic_auth_file,
+            environ=os.environ,
+        )
+    except CredentialsError as err:
+        parser.error(str(err))
     window = LiveWindow(
-        url=args.url,
+        url=clean_url(args.url),
         start=times["start"],
         end=times["end"],
         step_seconds=step_seconds,
         max_points=args.max_points,
     )
-    return ingest_live(home, window, queries)
+    return ingest_live(home, window, queries, credentials)

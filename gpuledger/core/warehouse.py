@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -66,12 +67,39 @@ class BuildSummary:
 
 
 def prepare(home: Path, policy_dir: Path) -> Policy:
-    """Validate the policy and write the snapshot and raw layout dbt reads."""
+    """Validate the policy and write the snapshot, raw layout and secrets dbt reads."""
     policy = load_policy(policy_dir)
     home.mkdir(parents=True, exist_ok=True)
     ensure_layout(home)
     policy.write_snapshot(home / "policy")
+    ensure_personal_data_salt(home)
     return policy
+
+
+def personal_data_salt_path(home: Path) -> Path:
+    return home / "secrets" / "personal_data_salt.csv"
+
+
+def ensure_personal_data_salt(home: Path) -> Path:
+    """The home's salt of hashed user and job names (dbt source secrets.personal_data_salt):
+    64 random hex digits, created once, readable by the owner only, never rewritten, so a
+    name hashes the same in every build of the home and a list of names hashed without the
+    salt matches none. Written beside and linked into place, so it is whole or absent."""
+    path = personal_data_salt_path(home)
+    if path.exists():
+        return path
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    draft = path.with_name(f".{path.name}.{os.getpid()}")
+    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as out:
+        out.write(f"salt\n{secrets.token_hex(32)}\n")
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        pass  # another build created it first: that salt stands
+    finally:
+        draft.unlink()
+    return path
 
 
 def dbt_target(home: Path) -> Path:

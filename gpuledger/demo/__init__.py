@@ -13,8 +13,9 @@
   jobs cross both month ends; `nlp-shared` changes owner mid-month (`NLP_SHARED_HANDOVER`);
   the unmapped accounts `scratch` and `hackathon` hold about 1% of the GPU-hours; every end
   state sacct reports, step rows, an array job, and jobs running or pending at extraction;
-- the Kubernetes cluster `demo-k8s` (`kubectl get pods,namespaces,resourcequotas,nodes -A -o
-  json` at the extraction, and the month's pod watch events): whole H100s, an A100 node in
+- the Kubernetes cluster `demo-k8s` (`kubectl get namespaces -o json` when the pod watch
+  started, before the window's first pod, the month's pod watch events, and `kubectl get
+  pods,namespaces,resourcequotas,nodes -A -o json` at the extraction): whole H100s, an A100 node in
   MIG mode (all-balanced: 3g + 2g + 1g + 1g per GPU) and an L4 node time-sliced 4 ways;
   serving Deployments pinned to their devices and rolled out every few days, Jobs and
   notebooks placed by a scheduler that never over-commits a device, a Pending pod, and
@@ -31,7 +32,9 @@
 
 The sources agree with one another: the NVML processes, dcgm-exporter pods and vLLM
 counters are those of the jobs, pods and requests generated here. Every file's modification
-time is the extraction instant (Kubernetes file mode dates its observations by it). Each
+time is the extraction instant, but the namespace listing's, which is the watch start
+(Kubernetes file mode dates its observations by it: a tenant label owns a namespace from
+when it was first observed). Each
 source draws from its own `random.Random` seeded by `seed`: the same seed writes the same
 bytes, and the Slurm files are those the Slurm-only demo wrote.
 

@@ -17,7 +17,12 @@ from gpuledger.demo.inventory import (
     uuids_by_node,
 )
 from gpuledger.demo.kubernetes.cluster import CHAT_DEPLOYMENT
-from gpuledger.demo.kubernetes.kubectl import ResourceVersions, kubectl_list, kubectl_watch
+from gpuledger.demo.kubernetes.kubectl import (
+    ResourceVersions,
+    kubectl_list,
+    kubectl_namespaces,
+    kubectl_watch,
+)
 from gpuledger.demo.kubernetes.pods import kubernetes_workload, pod_holdings
 from gpuledger.demo.nvml import nvml_files
 from gpuledger.demo.prometheus import dcgm_responses, vllm_responses
@@ -30,7 +35,7 @@ from gpuledger.demo.vgpu import vgpu_jsonl
 
 @dataclass(frozen=True)
 class DemoFiles:
-    """What `generate` wrote, per source (sacct files oldest first)."""
+    """What `generate` wrote, per source (sacct files and Kubernetes files oldest first)."""
 
     inventory: Path
     sacct_files: tuple[Path, ...]
@@ -85,6 +90,12 @@ def generate(out_dir: Path, period: str = DEMO_PERIOD, seed: int = 7) -> DemoFil
         inventory=write("inventory.csv", inventory_csv(inventory)),
         sacct_files=tuple(write(name, file_text(lines)) for name, lines in weekly.items()),
         kubernetes_files=(
+            write_file(
+                out_dir,
+                "kubectl-get-namespaces-watch-start.json",
+                kubectl_namespaces(listing),
+                window.first_submit,
+            ),
             write("kubectl-get-pods-watch.jsonl", watch),
             write("kubectl-get-pods-namespaces-resourcequotas-nodes.json", listing),
         ),

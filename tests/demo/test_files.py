@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import csv
 import datetime as dt
+import json
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,7 +20,10 @@ from extractors.requests.parse import parse_requests_jsonl
 from extractors.slurm.parse import parse_sacct_text
 from extractors.vgpu.parse import parse_vgpu_jsonl
 from gpuledger.demo import DemoFiles, generate
+from gpuledger.demo.constants import FIRST_SUBMIT
 from tests.demo.evidence import EXTRACTED, file_bytes, parsed, policy_rows
+
+WATCH_START = FIRST_SUBMIT.replace(tzinfo=None)  # when kubectl listed the namespaces
 
 
 def test_same_seed_writes_the_same_bytes(demo: DemoFiles, tmp_path: Path) -> None:
@@ -39,9 +43,31 @@ def test_generation_is_fast_and_small(generated: tuple[DemoFiles, float]) -> Non
     assert sum(sizes.values()) < 20_000_000
 
 
-def test_every_file_bears_the_extraction_instant(demo: DemoFiles) -> None:
-    extracted = (EXTRACTED - dt.datetime(1970, 1, 1)).total_seconds()
-    assert {p.stat().st_mtime for p in demo.all_files()} == {extracted}
+def test_every_file_bears_the_extraction_instant_but_the_watch_start_listing(
+    demo: DemoFiles,
+) -> None:
+    def seconds(instant: dt.datetime) -> float:
+        return (instant - dt.datetime(1970, 1, 1)).total_seconds()
+
+    early = demo.kubernetes_files[0]
+    assert early.name == "kubectl-get-namespaces-watch-start.json"
+    assert early.stat().st_mtime == seconds(WATCH_START)
+    others = [p for p in demo.all_files() if p != early]
+    assert {p.stat().st_mtime for p in others} == {seconds(EXTRACTED)}
+
+
+def test_namespaces_are_listed_unchanged_before_the_first_pod(demo: DemoFiles) -> None:
+    # a tenant label owns a namespace from its first observation only: the watch-start
+    # listing holds the extraction's namespace objects, and no pod of the window is older
+    early, watch, listing = demo.kubernetes_files
+    namespaces = json.loads(early.read_text())["items"]
+    extracted = [i for i in json.loads(listing.read_text())["items"] if i["kind"] == "Namespace"]
+    assert namespaces == extracted and len(namespaces) == 8
+    first_pod = min(
+        json.loads(line)["object"]["metadata"]["creationTimestamp"]
+        for line in watch.read_text().splitlines()
+    )
+    assert f"{WATCH_START:%Y-%m-%dT%H:%M:%SZ}" <= first_pod
 
 
 def test_files_of_every_source(demo: DemoFiles) -> None:
@@ -49,6 +75,7 @@ def test_files_of_every_source(demo: DemoFiles) -> None:
         f"sacct_2026-W{week}.txt" for week in range(39, 46)
     ]
     assert [p.name for p in demo.kubernetes_files] == [
+        "kubectl-get-namespaces-watch-start.json",
         "kubectl-get-pods-watch.jsonl",
         "kubectl-get-pods-namespaces-resourcequotas-nodes.json",
     ]

@@ -35,7 +35,9 @@ def test_demo_closes_the_month_and_prints_the_showback(demo_home: tuple[Path, st
 def test_demo_lands_every_source_without_quarantine(demo_home: tuple[Path, str]) -> None:
     home, stdout = demo_home
     landings = [line for line in stdout.splitlines() if ": read " in line]
-    assert len(landings) == 22
+    # inventory, 7 sacct, 3 kubectl (namespaces at the watch start, the watch, the listing),
+    # vgpu, 4 nvml, 6 prometheus, the request log
+    assert len(landings) == 23
     assert all(", quarantined 0 -> batch " in line for line in landings), landings
     assert "  quarantined " not in stdout
     batches = sql(
@@ -44,7 +46,7 @@ def test_demo_lands_every_source_without_quarantine(demo_home: tuple[Path, str])
         "from staging.stg_landing__batches group by all",
     )
     assert sorted(source for source, _, _ in batches) == sorted(SOURCES)
-    assert sum(count for _, count, _ in batches) == 22
+    assert sum(count for _, count, _ in batches) == 23
     assert {quarantined for _, _, quarantined in batches} == {0}
     assert sql(home, "select count(*) from staging.stg_landing__quarantine") == [(0,)]
 

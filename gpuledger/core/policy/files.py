@@ -220,4 +220,5 @@ SETTINGS_CHECKS: dict[str, Check] = {
     "quarantine_tolerance_pct": non_negative_value,
     "settle_lag_hours": non_negative_value,
     "coverage_gap_tolerance_minutes": non_negative_value,
+    "personal_data": one_of("hash", "drop", "keep"),
 }

@@ -11,11 +11,11 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
 from gpuledger.core.policy.files import POLICY_FILES, SETTINGS_CHECKS, PolicyFile
+from gpuledger.core.policy.rules import RuleError, check_rules
 
 
 class PolicyError(ValueError):
@@ -97,31 +97,15 @@ def _validate_relations(folder: Path, files: dict[str, list[dict[str, str]]]) ->
                     f"{folder / (name + '.csv')}:{row['_line']}: field valid_to: "
                     f"{row['valid_to']} is not after valid_from {row['valid_from']}"
                 )
-    _validate_work_policies(folder, files)
+    _validate_exit_codes(folder, files)
+    try:
+        check_rules(files)
+    except RuleError as exc:
+        raise PolicyError(f"{folder / (exc.file + '.csv')}:{exc.line}: {exc}") from None
 
 
-def _validate_work_policies(folder: Path, files: dict[str, list[dict[str, str]]]) -> None:
-    """Endpoint weight versions of one endpoint and unit never overlap (a request is weighted
-    by one version); one payer per failure class; an exit code rule names a whole number."""
-    weights = sorted(
-        files["endpoint_weights"], key=lambda r: (r["endpoint_id"], r["unit"], r["valid_from"])
-    )
-    for earlier, later in itertools.pairwise(weights):
-        same = (earlier["endpoint_id"], earlier["unit"]) == (later["endpoint_id"], later["unit"])
-        if same and (not earlier["valid_to"] or earlier["valid_to"] > later["valid_from"]):
-            raise PolicyError(
-                f"{folder / 'endpoint_weights.csv'}:{later['_line']}: field valid_from: "
-                f"{later['endpoint_id']} {later['unit']} weight {later['weight_version']} "
-                f"overlaps {earlier['weight_version']} (line {earlier['_line']})"
-            )
-    seen: dict[str, str] = {}
-    for row in files["failure_policy"]:
-        if row["failure_class"] in seen:
-            raise PolicyError(
-                f"{folder / 'failure_policy.csv'}:{row['_line']}: field failure_class: "
-                f"{row['failure_class']!r} is already on line {seen[row['failure_class']]}"
-            )
-        seen[row["failure_class"]] = row["_line"]
+def _validate_exit_codes(folder: Path, files: dict[str, list[dict[str, str]]]) -> None:
+    """An exit code rule names a whole number."""
     for row in files["failure_reasons"]:
         if row["match_on"] == "exit_code" and not row["match_value"].lstrip("-").isdigit():
             raise PolicyError(

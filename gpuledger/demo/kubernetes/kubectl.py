@@ -1,5 +1,6 @@
-"""What kubectl recorded of `demo-k8s`: the month's pod watch events, and the listing of
-pods, namespaces, resource quotas and nodes at the extraction."""
+"""What kubectl recorded of `demo-k8s`: the namespaces listed when the pod watch started, the
+month's pod watch events, and the listing of pods, namespaces, resource quotas and nodes at
+the extraction."""
 
 from __future__ import annotations
 
@@ -156,6 +157,21 @@ def kubectl_list(
         name = CONTROL_PLANE if node is None else node.name
         created = since + dt.timedelta(days=59, minutes=10 * number)
         items.append(node_object(node, name, created, random_uuid(rng), versions.next()))
+    document = {
+        "apiVersion": "v1",
+        "items": items,
+        "kind": "List",
+        "metadata": {"resourceVersion": ""},
+    }
+    return json.dumps(document, indent=4, sort_keys=True) + "\n"
+
+
+def kubectl_namespaces(listing: str) -> str:
+    """`kubectl get namespaces -o json` when the pod watch started (before the first pod of
+    the window): the namespaces of the extraction's `listing`, the same objects, since no
+    namespace changed after its creation. It is what shows their tenant labels from then on
+    (label ownership holds from its first observation, never before)."""
+    items = [item for item in json.loads(listing)["items"] if item["kind"] == "Namespace"]
     document = {
         "apiVersion": "v1",
         "items": items,

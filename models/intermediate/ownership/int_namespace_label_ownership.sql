@@ -1,9 +1,11 @@
 {#- Ownership evidence from Kubernetes namespace labels observed over time: for every
     namespace seen, a gap-free timeline of the tenant (and project) its labels named. A label
-    state holds from its observation until superseded, deleted or gone; the first state of a
-    namespace is taken to hold since the namespace's creation (labels are set when a
-    namespace is created, and nothing observed says otherwise). A label value that is not a
-    policy tenant is no evidence (null), so usage never goes to a guessed tenant. -#}
+    state holds from the instant it was first observed (the first List or watch event that
+    showed it) until superseded, deleted or gone, and never before: anyone who can label a
+    namespace could otherwise move its past usage, so a label first observed after the
+    namespace's creation owns nothing before that observation (the gap is ownerless: the
+    policy or suspense). A label value that is not a policy tenant is no evidence (null), so
+    usage never goes to a guessed tenant. -#}
 with
 
 labels as (
@@ -14,30 +16,18 @@ tenants as (
     select * from {{ ref('stg_policy__tenants') }}
 ),
 
-states as (
-    select
-        labels.*,
-        row_number() over (
-            partition by labels.namespace_uid order by labels.observed_at, labels.label_state_number
-        ) as state_order
-    from labels
-),
-
 observed_raw as (
     select
         'k8s_namespace' as scope_type,
-        states.namespace_name as scope_key,
+        labels.namespace_name as scope_key,
         tenants.tenant_id,
-        case when tenants.tenant_id is not null then states.project_label_value end as project_id,
-        case
-            when states.state_order = 1 then least(states.observed_at, coalesce(states.created_at, states.observed_at))
-            else states.observed_at
-        end as valid_from_at,
-        coalesce(states.superseded_at, states.deleted_at, states.gone_by_at) as valid_to_at,
-        states.label_state_number
-    from states
+        case when tenants.tenant_id is not null then labels.project_label_value end as project_id,
+        labels.observed_at as valid_from_at,
+        coalesce(labels.superseded_at, labels.deleted_at, labels.gone_by_at) as valid_to_at,
+        labels.label_state_number
+    from labels
     left join tenants
-        on states.tenant_label_value = tenants.tenant_id
+        on labels.tenant_label_value = tenants.tenant_id
 ),
 
 observed as (

@@ -103,6 +103,8 @@ charged as (
         period,
         tenant_id,
         sum(amount) as total_charge,
+        sum(case when {{ gpuledger.is_unpriced('unit_price', 'charge_component') }} then 1 else 0 end)
+            as unpriced_lines,
         min(currency) as currency,
         max(status) as status
     from charges
@@ -177,6 +179,7 @@ final as (
         cast(coalesce(job_outcomes.input_tokens, 0) as bigint) as input_tokens,
         cast(coalesce(job_outcomes.output_tokens, 0) as bigint) as output_tokens,
         cast(coalesce(charged.total_charge, 0) as decimal(18, 2)) as total_charge,
+        cast(coalesce(charged.unpriced_lines, 0) as bigint) as unpriced_lines,
         charged.currency,
         case
             when job_outcomes.successful_jobs > 0

@@ -1,35 +1,47 @@
-{#- One row per workload (a Slurm job or array task), its scheduler facts and end state. -#}
+{#- One row per workload (a Slurm job or array task), its scheduler facts and end state. User
+    and job names are personal data: hashed with the home's salt, dropped or kept, as the
+    personal_data setting says (staging keeps them; BI tools read only the marts). -#}
 with
 
 jobs as (
     select * from {{ ref('stg_slurm__jobs') }}
 ),
 
+settings as (
+    select * from {{ ref('stg_policy__settings') }}
+),
+
+salt as (
+    select * from {{ ref('stg_secrets__personal_data_salt') }}
+),
+
 final as (
     select
-        workload_id,
+        jobs.workload_id,
         'slurm' as source_system,
-        cluster_id,
-        job_id,
-        job_name,
-        user_name,
-        account,
-        partition_name,
-        qos,
-        job_state,
-        exit_code,
-        exit_signal,
-        submitted_at,
-        started_at,
-        ended_at,
-        alloc_gpu_count,
-        req_gpu_count,
-        gpu_type,
-        mig_profile,
-        node_list,
-        is_ended,
-        job_state = 'COMPLETED' as is_successful
+        jobs.cluster_id,
+        jobs.job_id,
+        {{ gpuledger.personal_data('jobs.job_name', 'settings.personal_data', 'salt.salt') }} as job_name,
+        {{ gpuledger.personal_data('jobs.user_name', 'settings.personal_data', 'salt.salt') }} as user_name,
+        jobs.account,
+        jobs.partition_name,
+        jobs.qos,
+        jobs.job_state,
+        jobs.exit_code,
+        jobs.exit_signal,
+        jobs.submitted_at,
+        jobs.started_at,
+        jobs.ended_at,
+        jobs.alloc_gpu_count,
+        jobs.req_gpu_count,
+        jobs.gpu_type,
+        jobs.mig_profile,
+        jobs.node_list,
+        jobs.is_ended,
+        jobs.job_state = 'COMPLETED' as is_successful
     from jobs
+    cross join settings
+    cross join salt
 )
 
 select * from final

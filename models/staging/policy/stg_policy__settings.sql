@@ -32,7 +32,8 @@ final as (
         ) as decimal(18, 6)) as settle_lag_hours,
         cast(coalesce(
             max(case when key = 'coverage_gap_tolerance_minutes' then value end), '60'
-        ) as decimal(18, 6)) as coverage_gap_tolerance_minutes
+        ) as decimal(18, 6)) as coverage_gap_tolerance_minutes,
+        coalesce(max(case when key = 'personal_data' then value end), 'hash') as personal_data
     from source
 )
 

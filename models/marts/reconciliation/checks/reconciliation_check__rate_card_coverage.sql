@@ -1,5 +1,5 @@
-{#- Rate card coverage per period: every usage charge line (allocated, guaranteed, burst,
-    shared endpoint and its hosting) has a unit price. -#}
+{#- Rate card coverage per period: every usage charge line (vars.rate_card_components:
+    allocated, guaranteed, burst, shared endpoint and its hosting) has a unit price. -#}
 with
 
 charges as (
@@ -12,12 +12,7 @@ findings as (
         1 as observed_value,
         tenant_id || ' ' || charge_component || ' ' || gpu_class as finding
     from charges
-    where
-        unit_price is null
-        and charge_component in (
-            'allocated_gpu_hours', 'guaranteed_capacity', 'burst_usage', 'shared_endpoint',
-            'shared_endpoint_hosting'
-        )
+    where {{ gpuledger.is_unpriced('unit_price', 'charge_component') }}
 ),
 
 measured as (
