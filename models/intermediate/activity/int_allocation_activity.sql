@@ -203,81 +203,63 @@ nvml_pieces as (
             and nvml_coverage.hour_start_at = nvml_activity.hour_start_at
 ),
 
-dcgm_pod_hours as (
-    select
-        keyed.segment_id,
-        keyed.pod_key || '@' || keyed.node_name as share_key,
-        device_hours.hour_start_at,
-        max(keyed.device_count) as device_count,
-        max(keyed.capacity_fraction) as capacity_fraction,
-        max({{ device_overlap }}) as overlap_seconds,
-        sum(device_hours.covered_seconds) as covered_device_seconds,
-        sum(device_hours.active_seconds) as active_device_seconds
-    from keyed
-    inner join device_hours
-        on
-            device_hours.activity_source = 'dcgm'
-            and device_hours.owner_kind = 'k8s_pod'
-            and keyed.pod_key = device_hours.owner_key
-            and coalesce(device_hours.node_name, keyed.node_name) = keyed.node_name
-            and device_hours.is_mig_instance = (keyed.sharing_mode = 'mig')
-            and device_hours.hour_start_at >= date_trunc('hour', keyed.segment_start_at)
-            and keyed.segment_end_at > device_hours.hour_start_at
-    where keyed.source_system = 'kubernetes' and keyed.sharing_mode in ('whole', 'mig')
-    group by keyed.segment_id, keyed.pod_key || '@' || keyed.node_name, device_hours.hour_start_at
-),
-
-vgpu_hours as (
-    select
-        keyed.segment_id,
-        keyed.vgpu_uuid as share_key,
-        device_hours.hour_start_at,
-        max(keyed.device_count) as device_count,
-        max(keyed.capacity_fraction) as capacity_fraction,
-        max({{ device_overlap }}) as overlap_seconds,
-        sum(device_hours.covered_seconds) as covered_device_seconds,
-        sum(device_hours.active_seconds) as active_device_seconds
-    from keyed
-    inner join device_hours
-        on
-            device_hours.activity_source = 'vgpu_host'
-            and device_hours.owner_kind = 'vgpu'
-            and keyed.vgpu_uuid = device_hours.owner_key
-            and keyed.gpu_uuid = device_hours.gpu_uuid
-            and device_hours.hour_start_at >= date_trunc('hour', keyed.segment_start_at)
-            and keyed.segment_end_at > device_hours.hour_start_at
-    where keyed.source_system = 'vgpu'
-    group by keyed.segment_id, keyed.vgpu_uuid, device_hours.hour_start_at
-),
+{#- the series a segment's own key names, by source: DCGM series labelled with its pod (a MIG
+    pod's MIG instance series, a whole-GPU pod's GPU-level series), the vGPU host's series of
+    its instance -#}
+{%- set keyed_sources = [
+    {
+        'activity_source': 'dcgm',
+        'activity_basis': 'pod_series',
+        'owner_kind': 'k8s_pod',
+        'owner_key': 'keyed.pod_key',
+        'share_key': "keyed.pod_key || '@' || keyed.node_name",
+        'matches': [
+            'coalesce(device_hours.node_name, keyed.node_name) = keyed.node_name',
+            "device_hours.is_mig_instance = (keyed.sharing_mode = 'mig')"
+        ],
+        'segments': "keyed.source_system = 'kubernetes' and keyed.sharing_mode in ('whole', 'mig')"
+    },
+    {
+        'activity_source': 'vgpu_host',
+        'activity_basis': 'vgpu_instance',
+        'owner_kind': 'vgpu',
+        'owner_key': 'keyed.vgpu_uuid',
+        'share_key': 'keyed.vgpu_uuid',
+        'matches': ['keyed.gpu_uuid = device_hours.gpu_uuid'],
+        'segments': "keyed.source_system = 'vgpu'"
+    }
+] %}
 
 keyed_hours as (
     {#- a keyed hour shared by several segments of the same key goes to each in proportion
         to its seconds in the hour -#}
+    {%- for source in keyed_sources %}
     select
-        segment_id,
-        'dcgm' as activity_source,
-        'pod_series' as activity_basis,
-        share_key,
-        hour_start_at,
-        device_count,
-        capacity_fraction,
-        overlap_seconds,
-        covered_device_seconds,
-        active_device_seconds
-    from dcgm_pod_hours
-    union all
-    select
-        segment_id,
-        'vgpu_host' as activity_source,
-        'vgpu_instance' as activity_basis,
-        share_key,
-        hour_start_at,
-        device_count,
-        capacity_fraction,
-        overlap_seconds,
-        covered_device_seconds,
-        active_device_seconds
-    from vgpu_hours
+        keyed.segment_id,
+        '{{ source.activity_source }}' as activity_source,
+        '{{ source.activity_basis }}' as activity_basis,
+        {{ source.share_key }} as share_key,
+        device_hours.hour_start_at,
+        max(keyed.device_count) as device_count,
+        max(keyed.capacity_fraction) as capacity_fraction,
+        max({{ device_overlap }}) as overlap_seconds,
+        sum(device_hours.covered_seconds) as covered_device_seconds,
+        sum(device_hours.active_seconds) as active_device_seconds
+    from keyed
+    inner join device_hours
+        on
+            device_hours.activity_source = '{{ source.activity_source }}'
+            and device_hours.owner_kind = '{{ source.owner_kind }}'
+            and {{ source.owner_key }} = device_hours.owner_key
+            {%- for match in source.matches %}
+            and {{ match }}
+            {%- endfor %}
+            and device_hours.hour_start_at >= date_trunc('hour', keyed.segment_start_at)
+            and keyed.segment_end_at > device_hours.hour_start_at
+    where {{ source.segments }}
+    group by keyed.segment_id, {{ source.share_key }}, device_hours.hour_start_at
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 ),
 
 keyed_shares as (

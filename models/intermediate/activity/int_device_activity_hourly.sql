@@ -152,27 +152,19 @@ placed as (
 ),
 
 pieces as (
+    {#- a sample's interval in its own clock hour, and the part that runs into the next -#}
+    {%- set device_columns = [
+        'activity_source', 'node_name', 'gpu_uuid', 'device_instance_id', 'is_mig_instance', 'owner_kind', 'owner_key'
+    ] %}
     select
-        activity_source,
-        node_name,
-        gpu_uuid,
-        device_instance_id,
-        is_mig_instance,
-        owner_kind,
-        owner_key,
+        {{ device_columns | join(', ') }},
         hour_start_at,
         least(interval_seconds, seconds_left_in_hour) as covered_seconds,
         active_ratio
     from placed
     union all
     select
-        activity_source,
-        node_name,
-        gpu_uuid,
-        device_instance_id,
-        is_mig_instance,
-        owner_kind,
-        owner_key,
+        {{ device_columns | join(', ') }},
         hour_start_at + interval 1 hour as hour_start_at,
         interval_seconds - seconds_left_in_hour as covered_seconds,
         active_ratio

@@ -18,6 +18,39 @@
       line of its class, exact.
     Grain keys: period, tenant, component, class, rate card version and `price_key` (the
     line's unit price as text; null where the line's price is derived from its amount). -#}
+{%- set string_type = dbt.type_string() %}
+{#- the shape of a piece: every branch of the union below has these columns, in this order -#}
+{%- set piece_columns = [
+    ('period', string_type),
+    ('tenant_id', string_type),
+    ('charge_component', string_type),
+    ('gpu_class', string_type),
+    ('rate_card_version', string_type),
+    ('price_key', string_type),
+    ('evidence_kind', string_type),
+    ('evidence_key', string_type),
+    ('segment_id', string_type),
+    ('endpoint_id', string_type),
+    ('evidence_gpu_class', string_type),
+    ('started_at', 'timestamp'),
+    ('ended_at', 'timestamp'),
+    ('reserved_gpus', 'decimal(18, 6)'),
+    ('gpu_hours', 'double'),
+    ('endpoint_share', 'decimal(20, 12)'),
+    ('weight_version', string_type),
+    ('productive_unit', string_type),
+    ('units', 'bigint'),
+    ('unit_weight', 'decimal(18, 6)'),
+    ('weighted_units', 'decimal(38, 6)'),
+    ('unit_price', 'decimal(18, 6)'),
+    ('related_charge_line_id', string_type),
+    ('source_batch_id', string_type),
+    ('source_file', string_type),
+    ('policy_source', string_type),
+    ('weight', 'double'),
+    ('exact_quantity', 'decimal(18, 6)'),
+    ('exact_amount', 'decimal(18, 2)')
+] %}
 with
 
 priced_segments as (
@@ -95,38 +128,22 @@ settings as (
 usage_segments as (
     {#- the priced segments each charging model bills by its own rate -#}
     select
-        priced_segments.period,
-        priced_segments.tenant_id,
-        case priced_segments.charge_basis
-            when 'allocated_gpu_hour' then 'allocated_gpu_hours'
-            else 'burst_usage'
-        end as charge_component,
-        priced_segments.gpu_class,
-        priced_segments.rate_card_version,
-        coalesce(cast(priced_segments.unit_price as {{ dbt.type_string() }}), '') as price_key,
-        'segment' as evidence_kind,
-        priced_segments.segment_id as evidence_key,
-        priced_segments.segment_id,
-        cast(null as {{ dbt.type_string() }}) as endpoint_id,
-        priced_segments.gpu_class as evidence_gpu_class,
-        cast(null as timestamp) as started_at,
-        cast(null as timestamp) as ended_at,
-        cast(null as decimal(18, 6)) as reserved_gpus,
-        priced_segments.priced_gpu_hours as gpu_hours,
-        cast(null as decimal(20, 12)) as endpoint_share,
-        cast(null as {{ dbt.type_string() }}) as weight_version,
-        cast(null as {{ dbt.type_string() }}) as productive_unit,
-        cast(null as bigint) as units,
-        cast(null as decimal(18, 6)) as unit_weight,
-        cast(null as decimal(38, 6)) as weighted_units,
-        priced_segments.unit_price,
-        cast(null as {{ dbt.type_string() }}) as related_charge_line_id,
-        cast(null as {{ dbt.type_string() }}) as source_batch_id,
-        cast(null as {{ dbt.type_string() }}) as source_file,
-        cast(null as {{ dbt.type_string() }}) as policy_source,
-        cast(priced_segments.priced_gpu_hours as double) as weight,
-        cast(null as decimal(18, 6)) as exact_quantity,
-        cast(null as decimal(18, 2)) as exact_amount
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'priced_segments.period',
+            'tenant_id': 'priced_segments.tenant_id',
+            'charge_component': "case priced_segments.charge_basis when 'allocated_gpu_hour'"
+                ~ " then 'allocated_gpu_hours' else 'burst_usage' end",
+            'gpu_class': 'priced_segments.gpu_class',
+            'rate_card_version': 'priced_segments.rate_card_version',
+            'price_key': "coalesce(cast(priced_segments.unit_price as " ~ string_type ~ "), '')",
+            'evidence_kind': "'segment'",
+            'evidence_key': 'priced_segments.segment_id',
+            'segment_id': 'priced_segments.segment_id',
+            'evidence_gpu_class': 'priced_segments.gpu_class',
+            'gpu_hours': 'priced_segments.priced_gpu_hours',
+            'unit_price': 'priced_segments.unit_price',
+            'weight': 'cast(priced_segments.priced_gpu_hours as double)'
+        }) }}
     from priced_segments
     cross join settings
     where
@@ -136,35 +153,18 @@ usage_segments as (
 
 variable_segments as (
     select
-        segments.period,
-        segments.tenant_id,
-        'variable_usage' as charge_component,
-        segments.gpu_class,
-        cast(null as {{ dbt.type_string() }}) as rate_card_version,
-        cast(null as {{ dbt.type_string() }}) as price_key,
-        'segment' as evidence_kind,
-        segments.segment_id as evidence_key,
-        segments.segment_id,
-        cast(null as {{ dbt.type_string() }}) as endpoint_id,
-        segments.gpu_class as evidence_gpu_class,
-        cast(null as timestamp) as started_at,
-        cast(null as timestamp) as ended_at,
-        cast(null as decimal(18, 6)) as reserved_gpus,
-        segments.gpu_hours,
-        cast(null as decimal(20, 12)) as endpoint_share,
-        cast(null as {{ dbt.type_string() }}) as weight_version,
-        cast(null as {{ dbt.type_string() }}) as productive_unit,
-        cast(null as bigint) as units,
-        cast(null as decimal(18, 6)) as unit_weight,
-        cast(null as decimal(38, 6)) as weighted_units,
-        cast(null as decimal(18, 6)) as unit_price,
-        cast(null as {{ dbt.type_string() }}) as related_charge_line_id,
-        cast(null as {{ dbt.type_string() }}) as source_batch_id,
-        cast(null as {{ dbt.type_string() }}) as source_file,
-        cast(null as {{ dbt.type_string() }}) as policy_source,
-        cast(segments.gpu_hours as double) as weight,
-        cast(null as decimal(18, 6)) as exact_quantity,
-        cast(null as decimal(18, 2)) as exact_amount
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'segments.period',
+            'tenant_id': 'segments.tenant_id',
+            'charge_component': "'variable_usage'",
+            'gpu_class': 'segments.gpu_class',
+            'evidence_kind': "'segment'",
+            'evidence_key': 'segments.segment_id',
+            'segment_id': 'segments.segment_id',
+            'evidence_gpu_class': 'segments.gpu_class',
+            'gpu_hours': 'segments.gpu_hours',
+            'weight': 'cast(segments.gpu_hours as double)'
+        }) }}
     from segments
     cross join settings
     where settings.charging_model = 'cost_pool'
@@ -209,75 +209,52 @@ reservations as (
 ),
 
 reservation_pieces as (
-    select
-        period,
-        tenant_id,
-        charge_component,
-        gpu_class,
-        rate_card_version,
-        price_key,
-        'reservation' as evidence_kind,
-        gpu_class || '|' || cast(valid_from_at as {{ dbt.type_string() }}) || '|'
-        || cast(started_at as {{ dbt.type_string() }}) || '|' || coalesce(service_class, '') || '|'
-        || cast(reserved_gpus as {{ dbt.type_string() }}) as evidence_key,
-        cast(null as {{ dbt.type_string() }}) as segment_id,
-        cast(null as {{ dbt.type_string() }}) as endpoint_id,
-        gpu_class as evidence_gpu_class,
-        started_at,
-        ended_at,
-        reserved_gpus,
-        reserved_gpu_hours as gpu_hours,
-        cast(null as decimal(20, 12)) as endpoint_share,
-        cast(null as {{ dbt.type_string() }}) as weight_version,
-        cast(null as {{ dbt.type_string() }}) as productive_unit,
-        cast(null as bigint) as units,
-        cast(null as decimal(18, 6)) as unit_weight,
-        cast(null as decimal(38, 6)) as weighted_units,
-        unit_price,
-        cast(null as {{ dbt.type_string() }}) as related_charge_line_id,
-        cast(null as {{ dbt.type_string() }}) as source_batch_id,
-        cast(null as {{ dbt.type_string() }}) as source_file,
+    {%- set reservation_key %}
+        gpu_class || '|' || cast(valid_from_at as {{ string_type }}) || '|' || cast(started_at as {{ string_type }})
+        || '|' || coalesce(service_class, '') || '|' || cast(reserved_gpus as {{ string_type }})
+    {%- endset %}
+    {%- set reservation_source %}
         'reservations.csv: tenant_id=' || tenant_id || ', gpu_class=' || gpu_class
-        || ', valid_from=' || cast(valid_from_at as {{ dbt.type_string() }})
-        || coalesce(', service_class=' || service_class, '') as policy_source,
-        cast(reserved_gpu_hours as double) as weight,
-        cast(null as decimal(18, 6)) as exact_quantity,
-        cast(null as decimal(18, 2)) as exact_amount
+        || ', valid_from=' || cast(valid_from_at as {{ string_type }})
+        || coalesce(', service_class=' || service_class, '')
+    {%- endset %}
+    select
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'period',
+            'tenant_id': 'tenant_id',
+            'charge_component': 'charge_component',
+            'gpu_class': 'gpu_class',
+            'rate_card_version': 'rate_card_version',
+            'price_key': 'price_key',
+            'evidence_kind': "'reservation'",
+            'evidence_key': reservation_key,
+            'evidence_gpu_class': 'gpu_class',
+            'started_at': 'started_at',
+            'ended_at': 'ended_at',
+            'reserved_gpus': 'reserved_gpus',
+            'gpu_hours': 'reserved_gpu_hours',
+            'unit_price': 'unit_price',
+            'policy_source': reservation_source,
+            'weight': 'cast(reserved_gpu_hours as double)'
+        }) }}
     from reservations
 ),
 
 pool_pieces as (
     select
-        pools.period,
-        '__platform__' as tenant_id,
-        'central_platform' as charge_component,
-        pools.gpu_class,
-        cast(null as {{ dbt.type_string() }}) as rate_card_version,
-        cast(null as {{ dbt.type_string() }}) as price_key,
-        'pool' as evidence_kind,
-        pools.gpu_class as evidence_key,
-        cast(null as {{ dbt.type_string() }}) as segment_id,
-        cast(null as {{ dbt.type_string() }}) as endpoint_id,
-        pools.gpu_class as evidence_gpu_class,
-        cast(null as timestamp) as started_at,
-        cast(null as timestamp) as ended_at,
-        cast(null as decimal(18, 6)) as reserved_gpus,
-        capacity.physical_gpu_hours as gpu_hours,
-        cast(null as decimal(20, 12)) as endpoint_share,
-        cast(null as {{ dbt.type_string() }}) as weight_version,
-        cast(null as {{ dbt.type_string() }}) as productive_unit,
-        cast(null as bigint) as units,
-        cast(null as decimal(18, 6)) as unit_weight,
-        cast(null as decimal(38, 6)) as weighted_units,
-        cast(null as decimal(18, 6)) as unit_price,
-        cast(null as {{ dbt.type_string() }}) as related_charge_line_id,
-        cast(null as {{ dbt.type_string() }}) as source_batch_id,
-        cast(null as {{ dbt.type_string() }}) as source_file,
-        'cost_pools.csv: period=' || pools.period || ', gpu_class=' || pools.gpu_class
-        || ' (the unreserved capacity and unused variable cost of the pool)' as policy_source,
-        cast(1 as double) as weight,
-        cast(null as decimal(18, 6)) as exact_quantity,
-        cast(null as decimal(18, 2)) as exact_amount
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'pools.period',
+            'tenant_id': "'__platform__'",
+            'charge_component': "'central_platform'",
+            'gpu_class': 'pools.gpu_class',
+            'evidence_kind': "'pool'",
+            'evidence_key': 'pools.gpu_class',
+            'evidence_gpu_class': 'pools.gpu_class',
+            'gpu_hours': 'capacity.physical_gpu_hours',
+            'policy_source': "'cost_pools.csv: period=' || pools.period || ', gpu_class=' || pools.gpu_class"
+                ~ " || ' (the unreserved capacity and unused variable cost of the pool)'",
+            'weight': 'cast(1 as double)'
+        }) }}
     from pools
     cross join settings
     left join capacity
@@ -363,35 +340,26 @@ endpoint_parts as (
 
 endpoint_segment_pieces as (
     select
-        period,
-        tenant_id,
-        charge_component,
-        gpu_class,
-        rate_card_version,
-        price_key,
-        'endpoint_segment' as evidence_kind,
-        segment_id as evidence_key,
-        segment_id,
-        endpoint_id,
-        gpu_class as evidence_gpu_class,
-        served_from_at as started_at,
-        served_to_at as ended_at,
-        cast(null as decimal(18, 6)) as reserved_gpus,
-        gpu_hours,
-        endpoint_share,
-        weight_versions as weight_version,
-        cast(null as {{ dbt.type_string() }}) as productive_unit,
-        cast(null as bigint) as units,
-        cast(null as decimal(18, 6)) as unit_weight,
-        cast(null as decimal(38, 6)) as weighted_units,
-        unit_price,
-        cast(null as {{ dbt.type_string() }}) as related_charge_line_id,
-        cast(null as {{ dbt.type_string() }}) as source_batch_id,
-        cast(null as {{ dbt.type_string() }}) as source_file,
-        cast(null as {{ dbt.type_string() }}) as policy_source,
-        weight,
-        cast(null as decimal(18, 6)) as exact_quantity,
-        cast(null as decimal(18, 2)) as exact_amount
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'period',
+            'tenant_id': 'tenant_id',
+            'charge_component': 'charge_component',
+            'gpu_class': 'gpu_class',
+            'rate_card_version': 'rate_card_version',
+            'price_key': 'price_key',
+            'evidence_kind': "'endpoint_segment'",
+            'evidence_key': 'segment_id',
+            'segment_id': 'segment_id',
+            'endpoint_id': 'endpoint_id',
+            'evidence_gpu_class': 'gpu_class',
+            'started_at': 'served_from_at',
+            'ended_at': 'served_to_at',
+            'gpu_hours': 'gpu_hours',
+            'endpoint_share': 'endpoint_share',
+            'weight_version': 'weight_versions',
+            'unit_price': 'unit_price',
+            'weight': 'weight'
+        }) }}
     from endpoint_parts
 ),
 
@@ -431,37 +399,30 @@ line_endpoints as (
 
 endpoint_unit_pieces as (
     select
-        line_endpoints.period,
-        line_endpoints.tenant_id,
-        line_endpoints.charge_component,
-        line_endpoints.gpu_class,
-        line_endpoints.rate_card_version,
-        line_endpoints.price_key,
-        'endpoint_units' as evidence_kind,
-        line_endpoints.endpoint_id || '|' || weighted_units.weight_version || '|' || weighted_units.unit
-            as evidence_key,
-        cast(null as {{ dbt.type_string() }}) as segment_id,
-        line_endpoints.endpoint_id,
-        cast(null as {{ dbt.type_string() }}) as evidence_gpu_class,
-        cast(null as timestamp) as started_at,
-        cast(null as timestamp) as ended_at,
-        cast(null as decimal(18, 6)) as reserved_gpus,
-        cast(null as double) as gpu_hours,
-        shares.share as endpoint_share,
-        weighted_units.weight_version,
-        weighted_units.unit as productive_unit,
-        weighted_units.units,
-        weighted_units.weight as unit_weight,
-        weighted_units.weighted_units,
-        cast(null as decimal(18, 6)) as unit_price,
-        cast(null as {{ dbt.type_string() }}) as related_charge_line_id,
-        request_batches.batch_ids as source_batch_id,
-        request_batches.file_paths as source_file,
-        'endpoint_weights.csv: weight_version=' || weighted_units.weight_version || ', endpoint_id='
-        || line_endpoints.endpoint_id || ', unit=' || weighted_units.unit as policy_source,
-        cast(null as double) as weight,
-        cast(0 as decimal(18, 6)) as exact_quantity,
-        cast(0 as decimal(18, 2)) as exact_amount
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'line_endpoints.period',
+            'tenant_id': 'line_endpoints.tenant_id',
+            'charge_component': 'line_endpoints.charge_component',
+            'gpu_class': 'line_endpoints.gpu_class',
+            'rate_card_version': 'line_endpoints.rate_card_version',
+            'price_key': 'line_endpoints.price_key',
+            'evidence_kind': "'endpoint_units'",
+            'evidence_key': "line_endpoints.endpoint_id || '|' || weighted_units.weight_version"
+                ~ " || '|' || weighted_units.unit",
+            'endpoint_id': 'line_endpoints.endpoint_id',
+            'endpoint_share': 'shares.share',
+            'weight_version': 'weighted_units.weight_version',
+            'productive_unit': 'weighted_units.unit',
+            'units': 'weighted_units.units',
+            'unit_weight': 'weighted_units.weight',
+            'weighted_units': 'weighted_units.weighted_units',
+            'source_batch_id': 'request_batches.batch_ids',
+            'source_file': 'request_batches.file_paths',
+            'policy_source': "'endpoint_weights.csv: weight_version=' || weighted_units.weight_version"
+                ~ " || ', endpoint_id=' || line_endpoints.endpoint_id || ', unit=' || weighted_units.unit",
+            'exact_quantity': 'cast(0 as decimal(18, 6))',
+            'exact_amount': 'cast(0 as decimal(18, 2))'
+        }) }}
     from line_endpoints
     inner join weighted_units
         on
@@ -495,35 +456,18 @@ overhead_ids as (
 overhead_pieces as (
     {#- the allocated_hours driver: the tenant's allocated GPU-hours of each class -#}
     select
-        usage.period,
-        usage.tenant_id,
-        'shared_overhead' as charge_component,
-        'shared' as gpu_class,
-        cast(null as {{ dbt.type_string() }}) as rate_card_version,
-        cast(null as {{ dbt.type_string() }}) as price_key,
-        'overhead_driver' as evidence_kind,
-        usage.gpu_class as evidence_key,
-        cast(null as {{ dbt.type_string() }}) as segment_id,
-        cast(null as {{ dbt.type_string() }}) as endpoint_id,
-        usage.gpu_class as evidence_gpu_class,
-        cast(null as timestamp) as started_at,
-        cast(null as timestamp) as ended_at,
-        cast(null as decimal(18, 6)) as reserved_gpus,
-        usage.allocated_gpu_hours as gpu_hours,
-        cast(null as decimal(20, 12)) as endpoint_share,
-        cast(null as {{ dbt.type_string() }}) as weight_version,
-        cast(null as {{ dbt.type_string() }}) as productive_unit,
-        cast(null as bigint) as units,
-        cast(null as decimal(18, 6)) as unit_weight,
-        cast(null as decimal(38, 6)) as weighted_units,
-        cast(null as decimal(18, 6)) as unit_price,
-        cast(null as {{ dbt.type_string() }}) as related_charge_line_id,
-        cast(null as {{ dbt.type_string() }}) as source_batch_id,
-        cast(null as {{ dbt.type_string() }}) as source_file,
-        overhead_ids.policy_source,
-        cast(usage.allocated_gpu_hours as double) as weight,
-        cast(null as decimal(18, 6)) as exact_quantity,
-        cast(null as decimal(18, 2)) as exact_amount
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'usage.period',
+            'tenant_id': 'usage.tenant_id',
+            'charge_component': "'shared_overhead'",
+            'gpu_class': "'shared'",
+            'evidence_kind': "'overhead_driver'",
+            'evidence_key': 'usage.gpu_class',
+            'evidence_gpu_class': 'usage.gpu_class',
+            'gpu_hours': 'usage.allocated_gpu_hours',
+            'policy_source': 'overhead_ids.policy_source',
+            'weight': 'cast(usage.allocated_gpu_hours as double)'
+        }) }}
     from usage
     cross join settings
     inner join overhead_ids
@@ -532,36 +476,16 @@ overhead_pieces as (
     union all
     {# the even driver, and the central line: the overhead rows, by amount #}
     select
-        shared_lines.period,
-        shared_lines.tenant_id,
-        shared_lines.charge_component,
-        shared_lines.gpu_class,
-        cast(null as {{ dbt.type_string() }}) as rate_card_version,
-        cast(null as {{ dbt.type_string() }}) as price_key,
-        'overhead' as evidence_kind,
-        overheads.overhead_id as evidence_key,
-        cast(null as {{ dbt.type_string() }}) as segment_id,
-        cast(null as {{ dbt.type_string() }}) as endpoint_id,
-        cast(null as {{ dbt.type_string() }}) as evidence_gpu_class,
-        cast(null as timestamp) as started_at,
-        cast(null as timestamp) as ended_at,
-        cast(null as decimal(18, 6)) as reserved_gpus,
-        cast(null as double) as gpu_hours,
-        cast(null as decimal(20, 12)) as endpoint_share,
-        cast(null as {{ dbt.type_string() }}) as weight_version,
-        cast(null as {{ dbt.type_string() }}) as productive_unit,
-        cast(null as bigint) as units,
-        cast(null as decimal(18, 6)) as unit_weight,
-        cast(null as decimal(38, 6)) as weighted_units,
-        cast(null as decimal(18, 6)) as unit_price,
-        cast(null as {{ dbt.type_string() }}) as related_charge_line_id,
-        cast(null as {{ dbt.type_string() }}) as source_batch_id,
-        cast(null as {{ dbt.type_string() }}) as source_file,
-        'overheads.csv: period=' || overheads.period || ', overhead_id=' || overheads.overhead_id
-            as policy_source,
-        cast(overheads.overhead_amount as double) as weight,
-        cast(null as decimal(18, 6)) as exact_quantity,
-        cast(null as decimal(18, 2)) as exact_amount
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'shared_lines.period',
+            'tenant_id': 'shared_lines.tenant_id',
+            'charge_component': 'shared_lines.charge_component',
+            'gpu_class': 'shared_lines.gpu_class',
+            'evidence_kind': "'overhead'",
+            'evidence_key': 'overheads.overhead_id',
+            'policy_source': "'overheads.csv: period=' || overheads.period || ', overhead_id=' || overheads.overhead_id",
+            'weight': 'cast(overheads.overhead_amount as double)'
+        }) }}
     from shared_lines
     cross join settings
     inner join overheads
@@ -573,36 +497,19 @@ overhead_pieces as (
 
 credit_pieces as (
     select
-        credits.period,
-        credits.tenant_id,
-        'credit' as charge_component,
-        'shared' as gpu_class,
-        cast(null as {{ dbt.type_string() }}) as rate_card_version,
-        cast(null as {{ dbt.type_string() }}) as price_key,
-        'credit' as evidence_kind,
-        credits.adjustment_id as evidence_key,
-        cast(null as {{ dbt.type_string() }}) as segment_id,
-        cast(null as {{ dbt.type_string() }}) as endpoint_id,
-        cast(null as {{ dbt.type_string() }}) as evidence_gpu_class,
-        cast(null as timestamp) as started_at,
-        cast(null as timestamp) as ended_at,
-        cast(null as decimal(18, 6)) as reserved_gpus,
-        cast(null as double) as gpu_hours,
-        cast(null as decimal(20, 12)) as endpoint_share,
-        cast(null as {{ dbt.type_string() }}) as weight_version,
-        cast(null as {{ dbt.type_string() }}) as productive_unit,
-        cast(null as bigint) as units,
-        cast(null as decimal(18, 6)) as unit_weight,
-        cast(null as decimal(38, 6)) as weighted_units,
-        cast(-credits.credit_amount as decimal(18, 6)) as unit_price,
-        cast(null as {{ dbt.type_string() }}) as related_charge_line_id,
-        cast(null as {{ dbt.type_string() }}) as source_batch_id,
-        cast(null as {{ dbt.type_string() }}) as source_file,
-        'credits.csv: period=' || credits.period || ', tenant_id=' || credits.tenant_id
-        || ', adjustment_id=' || credits.adjustment_id || ' (' || credits.reason || ')' as policy_source,
-        cast(null as double) as weight,
-        cast(1 as decimal(18, 6)) as exact_quantity,
-        cast(-credits.credit_amount as decimal(18, 2)) as exact_amount
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'credits.period',
+            'tenant_id': 'credits.tenant_id',
+            'charge_component': "'credit'",
+            'gpu_class': "'shared'",
+            'evidence_kind': "'credit'",
+            'evidence_key': 'credits.adjustment_id',
+            'unit_price': 'cast(-credits.credit_amount as decimal(18, 6))',
+            'policy_source': "'credits.csv: period=' || credits.period || ', tenant_id=' || credits.tenant_id"
+                ~ " || ', adjustment_id=' || credits.adjustment_id || ' (' || credits.reason || ')'",
+            'exact_quantity': 'cast(1 as decimal(18, 6))',
+            'exact_amount': 'cast(-credits.credit_amount as decimal(18, 2))'
+        }) }}
     from credits
 ),
 
@@ -610,71 +517,36 @@ unrecovered_pieces as (
     {#- the pool's cost, less what each usage line of its class recovered (the components
         of int_charge_lines_allocation_rate and int_charge_lines_quota_burst) -#}
     select
-        pools.period,
-        '__platform__' as tenant_id,
-        'unrecovered_pool_cost' as charge_component,
-        pools.gpu_class,
-        cast(null as {{ dbt.type_string() }}) as rate_card_version,
-        cast(null as {{ dbt.type_string() }}) as price_key,
-        'pool' as evidence_kind,
-        pools.gpu_class as evidence_key,
-        cast(null as {{ dbt.type_string() }}) as related_charge_line_id,
-        cast(null as decimal(18, 6)) as unit_price,
-        'cost_pools.csv: period=' || pools.period || ', gpu_class=' || pools.gpu_class as policy_source,
-        cast(1 as decimal(18, 6)) as exact_quantity,
-        pools.total_cost as exact_amount
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'pools.period',
+            'tenant_id': "'__platform__'",
+            'charge_component': "'unrecovered_pool_cost'",
+            'gpu_class': 'pools.gpu_class',
+            'evidence_kind': "'pool'",
+            'evidence_key': 'pools.gpu_class',
+            'evidence_gpu_class': 'pools.gpu_class',
+            'policy_source': "'cost_pools.csv: period=' || pools.period || ', gpu_class=' || pools.gpu_class",
+            'exact_quantity': 'cast(1 as decimal(18, 6))',
+            'exact_amount': 'pools.total_cost'
+        }) }}
     from pools
     union all
     select
-        charge_lines.period,
-        '__platform__' as tenant_id,
-        'unrecovered_pool_cost' as charge_component,
-        charge_lines.gpu_class,
-        cast(null as {{ dbt.type_string() }}) as rate_card_version,
-        cast(null as {{ dbt.type_string() }}) as price_key,
-        'recovered_line' as evidence_kind,
-        charge_lines.charge_line_id as evidence_key,
-        charge_lines.charge_line_id as related_charge_line_id,
-        charge_lines.unit_price,
-        cast(null as {{ dbt.type_string() }}) as policy_source,
-        cast(0 as decimal(18, 6)) as exact_quantity,
-        -charge_lines.amount as exact_amount
+        {{- gpuledger.padded_columns(piece_columns, {
+            'period': 'charge_lines.period',
+            'tenant_id': "'__platform__'",
+            'charge_component': "'unrecovered_pool_cost'",
+            'gpu_class': 'charge_lines.gpu_class',
+            'evidence_kind': "'recovered_line'",
+            'evidence_key': 'charge_lines.charge_line_id',
+            'evidence_gpu_class': 'charge_lines.gpu_class',
+            'unit_price': 'charge_lines.unit_price',
+            'related_charge_line_id': 'charge_lines.charge_line_id',
+            'exact_quantity': 'cast(0 as decimal(18, 6))',
+            'exact_amount': '-charge_lines.amount'
+        }) }}
     from charge_lines
     where charge_lines.charge_component in ('allocated_gpu_hours', 'guaranteed_capacity', 'burst_usage')
-),
-
-recovery_pieces as (
-    select
-        unrecovered_pieces.period,
-        unrecovered_pieces.tenant_id,
-        unrecovered_pieces.charge_component,
-        unrecovered_pieces.gpu_class,
-        unrecovered_pieces.rate_card_version,
-        unrecovered_pieces.price_key,
-        unrecovered_pieces.evidence_kind,
-        unrecovered_pieces.evidence_key,
-        cast(null as {{ dbt.type_string() }}) as segment_id,
-        cast(null as {{ dbt.type_string() }}) as endpoint_id,
-        unrecovered_pieces.gpu_class as evidence_gpu_class,
-        cast(null as timestamp) as started_at,
-        cast(null as timestamp) as ended_at,
-        cast(null as decimal(18, 6)) as reserved_gpus,
-        cast(null as double) as gpu_hours,
-        cast(null as decimal(20, 12)) as endpoint_share,
-        cast(null as {{ dbt.type_string() }}) as weight_version,
-        cast(null as {{ dbt.type_string() }}) as productive_unit,
-        cast(null as bigint) as units,
-        cast(null as decimal(18, 6)) as unit_weight,
-        cast(null as decimal(38, 6)) as weighted_units,
-        unrecovered_pieces.unit_price,
-        unrecovered_pieces.related_charge_line_id,
-        cast(null as {{ dbt.type_string() }}) as source_batch_id,
-        cast(null as {{ dbt.type_string() }}) as source_file,
-        unrecovered_pieces.policy_source,
-        cast(null as double) as weight,
-        unrecovered_pieces.exact_quantity,
-        unrecovered_pieces.exact_amount
-    from unrecovered_pieces
 ),
 
 final as (
@@ -694,7 +566,7 @@ final as (
     union all
     select * from credit_pieces
     union all
-    select * from recovery_pieces
+    select * from unrecovered_pieces
 )
 
 select * from final

@@ -61,7 +61,8 @@ fixed_tenant as (
         reserved.reserved_gpu_hours as quantity,
         cast(pool_split.fixed_cost as double) * cast(reserved.reserved_gpu_hours as double)
         / cast(pool_split.physical_gpu_hours as double)
-            as raw_amount
+            as raw_amount,
+        pool_split.fixed_cost as part_total
     from pool_split
     inner join reserved
         on
@@ -76,7 +77,8 @@ fixed_platform as (
         pool_split.gpu_class,
         '__platform__' as tenant_id,
         pool_split.physical_gpu_hours - coalesce(sum(fixed_tenant.quantity), 0) as quantity,
-        pool_split.fixed_cost - coalesce(sum(fixed_tenant.raw_amount), 0) as raw_amount
+        pool_split.fixed_cost - coalesce(sum(fixed_tenant.raw_amount), 0) as raw_amount,
+        pool_split.fixed_cost as part_total
     from pool_split
     left join fixed_tenant
         on
@@ -117,6 +119,7 @@ variable_tenant as (
         cast(pool_split.variable_cost as double) * cast(usage.allocated_gpu_hours as double)
         / cast(eligible_hours.eligible_gpu_hours as double)
             as raw_amount,
+        pool_split.variable_cost as part_total,
         'variable_usage' as charge_component,
         'variable' as part_key
     from pool_split
@@ -138,6 +141,7 @@ variable_unused as (
         '__platform__' as tenant_id,
         cast(0 as double) as quantity,
         pool_split.variable_cost as raw_amount,
+        pool_split.variable_cost as part_total,
         'central_platform' as charge_component,
         'variable' as part_key
     from pool_split
@@ -149,28 +153,12 @@ variable_unused as (
 ),
 
 participants as (
-    select
-        fixed_participants.*,
-        pool_split.fixed_cost as part_total
-    from fixed_participants
-    inner join pool_split
-        on
-            fixed_participants.period = pool_split.period
-            and fixed_participants.gpu_class = pool_split.gpu_class
+    {#- each part carries its pool's total (the fixed or the variable cost) to spread -#}
+    select * from fixed_participants
     union all
-    select
-        variable_tenant.*,
-        pool_split.variable_cost as part_total
-    from variable_tenant
-    inner join pool_split
-        on
-            variable_tenant.period = pool_split.period
-            and variable_tenant.gpu_class = pool_split.gpu_class
+    select * from variable_tenant
     union all
-    select
-        variable_unused.*,
-        variable_unused.raw_amount as part_total
-    from variable_unused
+    select * from variable_unused
 ),
 
 amounts as (

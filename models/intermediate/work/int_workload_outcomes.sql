@@ -57,14 +57,10 @@ workloads as (
     group by workload_id, source_system
 ),
 
-slurm_states as (
+slurm_ends as (
     select
-        workloads.workload_id,
-        workloads.source_system,
-        workloads.scope_type,
-        workloads.scope_key,
-        workloads.started_at,
-        workloads.last_allocated_at,
+        jobs.workload_id,
+        'slurm' as source_system,
         jobs.job_name as workload_name,
         jobs.job_state as end_state,
         jobs.exit_code,
@@ -96,10 +92,7 @@ slurm_states as (
                 then 'user'
             else 'unknown'
         end as state_class
-    from workloads
-    inner join jobs
-        on workloads.workload_id = jobs.workload_id
-    where workloads.source_system = 'slurm'
+    from jobs
 ),
 
 pod_facts as (
@@ -120,14 +113,10 @@ pod_facts as (
     group by workload_id
 ),
 
-kubernetes_states as (
+kubernetes_ends as (
     select
-        workloads.workload_id,
-        workloads.source_system,
-        workloads.scope_type,
-        workloads.scope_key,
-        workloads.started_at,
-        workloads.last_allocated_at,
+        pod_facts.workload_id,
+        'kubernetes' as source_system,
         pod_facts.pod_name as workload_name,
         coalesce(pod_facts.pod_phase, 'Unknown')
         || coalesce('/' || pod_facts.pod_reason, '') as end_state,
@@ -159,16 +148,37 @@ kubernetes_states as (
             when pod_facts.is_deleted then 'cancelled'
             else 'unknown'
         end as state_class
-    from workloads
-    inner join pod_facts
-        on workloads.workload_id = pod_facts.workload_id
-    where workloads.source_system = 'kubernetes'
+    from pod_facts
+),
+
+ends as (
+    select * from slurm_ends
+    union all
+    select * from kubernetes_ends
 ),
 
 states as (
-    select * from slurm_states
-    union all
-    select * from kubernetes_states
+    {#- each workload's end, with the scope and time span of its allocations -#}
+    select
+        workloads.workload_id,
+        workloads.source_system,
+        workloads.scope_type,
+        workloads.scope_key,
+        workloads.started_at,
+        workloads.last_allocated_at,
+        ends.workload_name,
+        ends.end_state,
+        ends.exit_code,
+        ends.exit_signal,
+        ends.reason,
+        ends.ended_at,
+        ends.is_ended,
+        ends.state_class
+    from workloads
+    inner join ends
+        on
+            workloads.workload_id = ends.workload_id
+            and workloads.source_system = ends.source_system
 ),
 
 evidence as (
@@ -178,16 +188,16 @@ evidence as (
         source_system,
         'exit_code' as match_on,
         cast(exit_code as {{ dbt.type_string() }}) as match_value
-    from slurm_states
-    where exit_code is not null
+    from states
+    where source_system = 'slurm' and exit_code is not null
     union all
     select
         workload_id,
         source_system,
         'reason' as match_on,
         reason as match_value
-    from slurm_states
-    where reason is not null
+    from states
+    where source_system = 'slurm' and reason is not null
     union all
     select
         workload_id,

@@ -25,104 +25,52 @@ unused_guarantee as (
     select * from {{ ref('int_unused_guarantee') }}
 ),
 
+{#- (idle class, default payer, the GPU-hours column it takes) on each side -#}
+{%- set allocation_classes = [
+    ('allocated_active', 'tenant', 'in_use_gpu_hours'),
+    ('allocated_inactive', 'tenant', 'allocated_inactive_gpu_hours'),
+    ('borrowed_idle', 'tenant', 'borrowed_idle_gpu_hours'),
+    ('telemetry_unknown', 'suspense', 'telemetry_unknown_gpu_hours')
+] %}
+{%- set capacity_classes = [
+    ('reliability_reserve', 'policy', 'reliability_reserve_gpu_hours'),
+    ('fragmentation_idle', 'platform', 'fragmentation_idle_gpu_hours'),
+    ('platform_unallocated', 'platform', 'platform_unallocated_gpu_hours'),
+    ('capacity_difference', 'suspense', 'capacity_difference_gpu_hours')
+] %}
+
 allocation_rows as (
+    {%- for idle_class, default_payer, gpu_hours in allocation_classes %}
     select
         period,
         gpu_class,
-        'allocated_active' as idle_class,
-        'tenant' as default_payer,
+        '{{ idle_class }}' as idle_class,
+        '{{ default_payer }}' as default_payer,
         tenant_id,
         segment_id,
         allocation_id,
         activity_source,
         segment_start_at as interval_start_at,
         segment_end_at as interval_end_at,
-        in_use_gpu_hours as gpu_hours
+        {{ gpu_hours }} as gpu_hours
     from activity
-    union all
-    select
-        period,
-        gpu_class,
-        'allocated_inactive' as idle_class,
-        'tenant' as default_payer,
-        tenant_id,
-        segment_id,
-        allocation_id,
-        activity_source,
-        segment_start_at as interval_start_at,
-        segment_end_at as interval_end_at,
-        allocated_inactive_gpu_hours as gpu_hours
-    from activity
-    union all
-    select
-        period,
-        gpu_class,
-        'borrowed_idle' as idle_class,
-        'tenant' as default_payer,
-        tenant_id,
-        segment_id,
-        allocation_id,
-        activity_source,
-        segment_start_at as interval_start_at,
-        segment_end_at as interval_end_at,
-        borrowed_idle_gpu_hours as gpu_hours
-    from activity
-    union all
-    select
-        period,
-        gpu_class,
-        'telemetry_unknown' as idle_class,
-        'suspense' as default_payer,
-        tenant_id,
-        segment_id,
-        allocation_id,
-        activity_source,
-        segment_start_at as interval_start_at,
-        segment_end_at as interval_end_at,
-        telemetry_unknown_gpu_hours as gpu_hours
-    from activity
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 ),
 
 capacity_rows as (
+    {%- for idle_class, default_payer, gpu_hours in capacity_classes %}
     select
         period,
         gpu_class,
-        'reliability_reserve' as idle_class,
-        'policy' as default_payer,
+        '{{ idle_class }}' as idle_class,
+        '{{ default_payer }}' as default_payer,
         interval_start_at,
         interval_end_at,
-        reliability_reserve_gpu_hours as gpu_hours
+        {{ gpu_hours }} as gpu_hours
     from timeline
-    union all
-    select
-        period,
-        gpu_class,
-        'fragmentation_idle' as idle_class,
-        'platform' as default_payer,
-        interval_start_at,
-        interval_end_at,
-        fragmentation_idle_gpu_hours as gpu_hours
-    from timeline
-    union all
-    select
-        period,
-        gpu_class,
-        'platform_unallocated' as idle_class,
-        'platform' as default_payer,
-        interval_start_at,
-        interval_end_at,
-        platform_unallocated_gpu_hours as gpu_hours
-    from timeline
-    union all
-    select
-        period,
-        gpu_class,
-        'capacity_difference' as idle_class,
-        'suspense' as default_payer,
-        interval_start_at,
-        interval_end_at,
-        capacity_difference_gpu_hours as gpu_hours
-    from timeline
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 ),
 
 unioned as (

@@ -21,57 +21,63 @@ correction_pieces as (
     select * from {{ ref('int_correction_line_pieces') }}
 ),
 
+{%- set string_type = dbt.type_string() %}
+{#- the shape of a piece of evidence: int_charge_line_evidence's columns, which the
+    Corrections' pieces take too -#}
 {%- set evidence_columns = [
-    'charge_line_id', 'evidence_seq', 'evidence_kind', 'segment_id', 'allocation_id', 'workload_id',
-    'source_system', 'scope_type', 'scope_key', 'node_name', 'gpu_uuid', 'endpoint_id', 'evidence_gpu_class',
-    'started_at', 'ended_at', 'capacity_fraction', 'gpu_equivalents', 'reserved_gpus', 'gpu_hours',
-    'guaranteed_gpu_hours', 'borrowed_gpu_hours', 'endpoint_share', 'weight_version', 'productive_unit', 'units',
-    'unit_weight', 'weighted_units', 'unit_price', 'quantity', 'amount', 'related_charge_line_id',
-    'source_batch_id', 'source_file', 'source_line', 'policy_source'
+    ('charge_line_id', string_type),
+    ('evidence_seq', 'bigint'),
+    ('evidence_kind', string_type),
+    ('segment_id', string_type),
+    ('allocation_id', string_type),
+    ('workload_id', string_type),
+    ('source_system', string_type),
+    ('scope_type', string_type),
+    ('scope_key', string_type),
+    ('node_name', string_type),
+    ('gpu_uuid', string_type),
+    ('endpoint_id', string_type),
+    ('evidence_gpu_class', string_type),
+    ('started_at', 'timestamp'),
+    ('ended_at', 'timestamp'),
+    ('capacity_fraction', 'decimal(18, 6)'),
+    ('gpu_equivalents', 'decimal(18, 6)'),
+    ('reserved_gpus', 'decimal(18, 6)'),
+    ('gpu_hours', 'decimal(18, 6)'),
+    ('guaranteed_gpu_hours', 'decimal(18, 6)'),
+    ('borrowed_gpu_hours', 'decimal(18, 6)'),
+    ('endpoint_share', 'decimal(20, 12)'),
+    ('weight_version', string_type),
+    ('productive_unit', string_type),
+    ('units', 'bigint'),
+    ('unit_weight', 'decimal(18, 6)'),
+    ('weighted_units', 'decimal(38, 6)'),
+    ('unit_price', 'decimal(18, 6)'),
+    ('quantity', 'decimal(18, 6)'),
+    ('amount', 'decimal(18, 2)'),
+    ('related_charge_line_id', string_type),
+    ('source_batch_id', string_type),
+    ('source_file', string_type),
+    ('source_line', 'bigint'),
+    ('policy_source', string_type)
 ] %}
 
 evidence as (
-    select {{ evidence_columns | join(', ') }}
+    select {{ evidence_columns | map(attribute=0) | join(', ') }}
     from line_evidence
     union all
     select
-        charge_line_id,
-        row_number() over (
-            partition by charge_line_id order by evidence_kind, related_charge_line_id
-        ) as evidence_seq,
-        evidence_kind,
-        cast(null as {{ dbt.type_string() }}) as segment_id,
-        cast(null as {{ dbt.type_string() }}) as allocation_id,
-        cast(null as {{ dbt.type_string() }}) as workload_id,
-        cast(null as {{ dbt.type_string() }}) as source_system,
-        cast(null as {{ dbt.type_string() }}) as scope_type,
-        cast(null as {{ dbt.type_string() }}) as scope_key,
-        cast(null as {{ dbt.type_string() }}) as node_name,
-        cast(null as {{ dbt.type_string() }}) as gpu_uuid,
-        cast(null as {{ dbt.type_string() }}) as endpoint_id,
-        cast(null as {{ dbt.type_string() }}) as evidence_gpu_class,
-        cast(null as timestamp) as started_at,
-        cast(null as timestamp) as ended_at,
-        cast(null as decimal(18, 6)) as capacity_fraction,
-        cast(null as decimal(18, 6)) as gpu_equivalents,
-        cast(null as decimal(18, 6)) as reserved_gpus,
-        cast(null as decimal(18, 6)) as gpu_hours,
-        cast(null as decimal(18, 6)) as guaranteed_gpu_hours,
-        cast(null as decimal(18, 6)) as borrowed_gpu_hours,
-        cast(null as decimal(20, 12)) as endpoint_share,
-        cast(null as {{ dbt.type_string() }}) as weight_version,
-        cast(null as {{ dbt.type_string() }}) as productive_unit,
-        cast(null as bigint) as units,
-        cast(null as decimal(18, 6)) as unit_weight,
-        cast(null as decimal(38, 6)) as weighted_units,
-        unit_price,
-        cast(quantity as decimal(18, 6)) as quantity,
-        cast(amount as decimal(18, 2)) as amount,
-        related_charge_line_id,
-        cast(null as {{ dbt.type_string() }}) as source_batch_id,
-        cast(null as {{ dbt.type_string() }}) as source_file,
-        cast(null as bigint) as source_line,
-        policy_source
+        {{- gpuledger.padded_columns(evidence_columns, {
+            'charge_line_id': 'charge_line_id',
+            'evidence_seq': 'row_number() over (partition by charge_line_id'
+                ~ ' order by evidence_kind, related_charge_line_id)',
+            'evidence_kind': 'evidence_kind',
+            'unit_price': 'unit_price',
+            'quantity': 'cast(quantity as decimal(18, 6))',
+            'amount': 'cast(amount as decimal(18, 2))',
+            'related_charge_line_id': 'related_charge_line_id',
+            'policy_source': 'policy_source'
+        }) }}
     from correction_pieces
 ),
 

@@ -65,21 +65,36 @@ segments as (
     select * from {{ ref('int_allocation_segments') }}
 ),
 
+{#- allocation_mix's columns: (column, segment attribute, value) -#}
+{%- set allocation_mix_columns = [
+    ('high_confidence_gpu_hours', 'confidence', 'high'),
+    ('medium_confidence_gpu_hours', 'confidence', 'medium'),
+    ('modeled_gpu_hours', 'confidence', 'modeled'),
+    ('unattributed_gpu_hours', 'confidence', 'unattributed'),
+    ('whole_gpu_hours', 'sharing_mode', 'whole'),
+    ('mig_gpu_hours', 'sharing_mode', 'mig'),
+    ('vgpu_gpu_hours', 'sharing_mode', 'vgpu'),
+    ('timeslice_gpu_hours', 'sharing_mode', 'timeslice'),
+    ('process_gpu_hours', 'sharing_mode', 'process')
+] %}
+{#- job_outcomes' columns: (column, unit kind, fact_productive_work measure) -#}
+{%- set outcome_columns = [
+    ('successful_jobs', 'job', 'successful_units'),
+    ('unsuccessful_jobs', 'job', 'unsuccessful_units'),
+    ('requests', 'request', 'successful_units'),
+    ('input_tokens', 'input_token', 'successful_units'),
+    ('output_tokens', 'output_token', 'successful_units')
+] %}
+
 allocation_mix as (
     {#- the allocation ledger by sharing mode and by confidence, so a modeled time-slice
         share is never read as a measured one -#}
     select
+        {%- for column, attribute, value in allocation_mix_columns %}
+        sum(case when {{ attribute }} = '{{ value }}' then gpu_hours else 0 end) as {{ column }},
+        {%- endfor %}
         period,
-        tenant_id,
-        sum(case when confidence = 'high' then gpu_hours else 0 end) as high_confidence_gpu_hours,
-        sum(case when confidence = 'medium' then gpu_hours else 0 end) as medium_confidence_gpu_hours,
-        sum(case when confidence = 'modeled' then gpu_hours else 0 end) as modeled_gpu_hours,
-        sum(case when confidence = 'unattributed' then gpu_hours else 0 end) as unattributed_gpu_hours,
-        sum(case when sharing_mode = 'whole' then gpu_hours else 0 end) as whole_gpu_hours,
-        sum(case when sharing_mode = 'mig' then gpu_hours else 0 end) as mig_gpu_hours,
-        sum(case when sharing_mode = 'vgpu' then gpu_hours else 0 end) as vgpu_gpu_hours,
-        sum(case when sharing_mode = 'timeslice' then gpu_hours else 0 end) as timeslice_gpu_hours,
-        sum(case when sharing_mode = 'process' then gpu_hours else 0 end) as process_gpu_hours
+        tenant_id
     from segments
     group by period, tenant_id
 ),
@@ -87,13 +102,11 @@ allocation_mix as (
 job_outcomes as (
     {#- successful work: jobs and pods by end state, gateway requests and tokens -#}
     select
+        {%- for column, kind, measure in outcome_columns %}
+        sum(case when unit_kind = '{{ kind }}' then {{ measure }} else 0 end) as {{ column }},
+        {%- endfor %}
         period,
-        tenant_id,
-        sum(case when unit_kind = 'job' then successful_units else 0 end) as successful_jobs,
-        sum(case when unit_kind = 'job' then unsuccessful_units else 0 end) as unsuccessful_jobs,
-        sum(case when unit_kind = 'request' then successful_units else 0 end) as requests,
-        sum(case when unit_kind = 'input_token' then successful_units else 0 end) as input_tokens,
-        sum(case when unit_kind = 'output_token' then successful_units else 0 end) as output_tokens
+        tenant_id
     from productive_work
     group by period, tenant_id
 ),
@@ -112,25 +125,13 @@ charged as (
 ),
 
 keys as (
+    {%- for ledger in ['reserved', 'allocated', 'job_outcomes', 'charged'] %}
     select
         period,
         tenant_id
-    from reserved
-    union
-    select
-        period,
-        tenant_id
-    from allocated
-    union
-    select
-        period,
-        tenant_id
-    from job_outcomes
-    union
-    select
-        period,
-        tenant_id
-    from charged
+    from {{ ledger }}
+    {% if not loop.last %}union{% endif %}
+    {%- endfor %}
 ),
 
 final as (
@@ -156,28 +157,18 @@ final as (
         end as idle_allocated_gpu_hours,
         cast(round(coalesce(activity_by_tenant.telemetry_unknown_gpu_hours, 0), 6) as decimal(18, 6))
             as telemetry_unknown_gpu_hours,
-        cast(round(coalesce(allocation_mix.high_confidence_gpu_hours, 0), 6) as decimal(18, 6))
-            as high_confidence_gpu_hours,
-        cast(round(coalesce(allocation_mix.medium_confidence_gpu_hours, 0), 6) as decimal(18, 6))
-            as medium_confidence_gpu_hours,
-        cast(round(coalesce(allocation_mix.modeled_gpu_hours, 0), 6) as decimal(18, 6)) as modeled_gpu_hours,
-        cast(round(coalesce(allocation_mix.unattributed_gpu_hours, 0), 6) as decimal(18, 6)) as unattributed_gpu_hours,
-        cast(round(coalesce(allocation_mix.whole_gpu_hours, 0), 6) as decimal(18, 6)) as whole_gpu_hours,
-        cast(round(coalesce(allocation_mix.mig_gpu_hours, 0), 6) as decimal(18, 6)) as mig_gpu_hours,
-        cast(round(coalesce(allocation_mix.vgpu_gpu_hours, 0), 6) as decimal(18, 6)) as vgpu_gpu_hours,
-        cast(round(coalesce(allocation_mix.timeslice_gpu_hours, 0), 6) as decimal(18, 6)) as timeslice_gpu_hours,
-        cast(round(coalesce(allocation_mix.process_gpu_hours, 0), 6) as decimal(18, 6)) as process_gpu_hours,
+        {%- for column, attribute, value in allocation_mix_columns %}
+        cast(round(coalesce(allocation_mix.{{ column }}, 0), 6) as decimal(18, 6)) as {{ column }},
+        {%- endfor %}
         case
             when reserved.reserved_gpu_hours > 0
                 then cast(round(
                     coalesce(allocated.allocated_gpu_hours, 0) / reserved.reserved_gpu_hours, 4
                 ) as decimal(18, 4))
         end as reservation_occupancy_ratio,
-        cast(coalesce(job_outcomes.successful_jobs, 0) as bigint) as successful_jobs,
-        cast(coalesce(job_outcomes.unsuccessful_jobs, 0) as bigint) as unsuccessful_jobs,
-        cast(coalesce(job_outcomes.requests, 0) as bigint) as requests,
-        cast(coalesce(job_outcomes.input_tokens, 0) as bigint) as input_tokens,
-        cast(coalesce(job_outcomes.output_tokens, 0) as bigint) as output_tokens,
+        {%- for column, kind, measure in outcome_columns %}
+        cast(coalesce(job_outcomes.{{ column }}, 0) as bigint) as {{ column }},
+        {%- endfor %}
         cast(coalesce(charged.total_charge, 0) as decimal(18, 2)) as total_charge,
         cast(coalesce(charged.unpriced_lines, 0) as bigint) as unpriced_lines,
         charged.currency,
@@ -192,18 +183,10 @@ final as (
     from keys
     left join tenants
         on keys.tenant_id = tenants.tenant_id
-    left join reserved
-        on keys.period = reserved.period and keys.tenant_id = reserved.tenant_id
-    left join allocated
-        on keys.period = allocated.period and keys.tenant_id = allocated.tenant_id
-    left join job_outcomes
-        on keys.period = job_outcomes.period and keys.tenant_id = job_outcomes.tenant_id
-    left join charged
-        on keys.period = charged.period and keys.tenant_id = charged.tenant_id
-    left join activity_by_tenant
-        on keys.period = activity_by_tenant.period and keys.tenant_id = activity_by_tenant.tenant_id
-    left join allocation_mix
-        on keys.period = allocation_mix.period and keys.tenant_id = allocation_mix.tenant_id
+    {%- for ledger in ['reserved', 'allocated', 'job_outcomes', 'charged', 'activity_by_tenant', 'allocation_mix'] %}
+    left join {{ ledger }}
+        on keys.period = {{ ledger }}.period and keys.tenant_id = {{ ledger }}.tenant_id
+    {%- endfor %}
 )
 
 select * from final

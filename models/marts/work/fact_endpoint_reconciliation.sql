@@ -83,45 +83,18 @@ paired as (
 ),
 
 measures as (
+    {%- for measure in ['requests', 'successful_requests', 'input_tokens', 'output_tokens'] %}
     select
         period,
         model_name,
         endpoint_id,
         has_gateway,
-        'requests' as measure,
-        gateway_requests as gateway_value,
-        server_requests as server_value
+        '{{ measure }}' as measure,
+        gateway_{{ measure }} as gateway_value,
+        server_{{ measure }} as server_value
     from paired
-    union all
-    select
-        period,
-        model_name,
-        endpoint_id,
-        has_gateway,
-        'successful_requests' as measure,
-        gateway_successful_requests as gateway_value,
-        server_successful_requests as server_value
-    from paired
-    union all
-    select
-        period,
-        model_name,
-        endpoint_id,
-        has_gateway,
-        'input_tokens' as measure,
-        gateway_input_tokens as gateway_value,
-        server_input_tokens as server_value
-    from paired
-    union all
-    select
-        period,
-        model_name,
-        endpoint_id,
-        has_gateway,
-        'output_tokens' as measure,
-        gateway_output_tokens as gateway_value,
-        server_output_tokens as server_value
-    from paired
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 ),
 
 compared as (

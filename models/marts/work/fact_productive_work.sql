@@ -32,38 +32,23 @@ jobs as (
 ),
 
 request_units as (
+    {#- the gateway units: (unit kind, what a request counts for in it) -#}
+    {%- set request_unit_kinds = [
+        ('request', '1'), ('input_token', 'input_tokens'), ('output_token', 'output_tokens')
+    ] %}
+    {%- for unit_kind, units in request_unit_kinds %}
     select
         period,
         tenant_id,
-        'request' as unit_kind,
+        '{{ unit_kind }}' as unit_kind,
         'gateway' as source_system,
         endpoint_id,
-        sum(case when is_success then 1 else 0 end) as successful_units,
-        sum(case when is_success then 0 else 1 end) as unsuccessful_units
+        sum(case when is_success then {{ units }} else 0 end) as successful_units,
+        sum(case when is_success then 0 else {{ units }} end) as unsuccessful_units
     from requests
     group by period, tenant_id, endpoint_id
-    union all
-    select
-        period,
-        tenant_id,
-        'input_token' as unit_kind,
-        'gateway' as source_system,
-        endpoint_id,
-        sum(case when is_success then input_tokens else 0 end) as successful_units,
-        sum(case when is_success then 0 else input_tokens end) as unsuccessful_units
-    from requests
-    group by period, tenant_id, endpoint_id
-    union all
-    select
-        period,
-        tenant_id,
-        'output_token' as unit_kind,
-        'gateway' as source_system,
-        endpoint_id,
-        sum(case when is_success then output_tokens else 0 end) as successful_units,
-        sum(case when is_success then 0 else output_tokens end) as unsuccessful_units
-    from requests
-    group by period, tenant_id, endpoint_id
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 ),
 
 unioned as (
