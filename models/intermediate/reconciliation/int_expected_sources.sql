@@ -40,8 +40,8 @@ evident as (
     from periods
     inner join batches
         on
-            batches.coverage_start_at < periods.period_end_at
-            and batches.coverage_end_at > periods.period_start_at
+            periods.period_end_at > batches.coverage_start_at
+            and periods.period_start_at < batches.coverage_end_at
     cross join settings
     where not exists (select 1 from expected_sources)
 ),
@@ -54,7 +54,11 @@ final as (
         periods.period_start_at as window_start_at,
         {{ gpuledger.add_seconds('periods.period_end_at', 'expected.settle_lag_hours * 3600') }}
             as window_end_at
-    from (select * from named union all select * from evident) as expected
+    from (
+        select * from named
+        union all
+        select * from evident
+    ) as expected
     inner join periods
         on expected.period = periods.period
 )

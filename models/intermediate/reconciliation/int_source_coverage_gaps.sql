@@ -34,8 +34,8 @@ clipped as (
     inner join spans
         on
             windows.source_name = spans.source_name
-            and spans.coverage_start_at < windows.window_end_at
-            and spans.coverage_end_at > windows.window_start_at
+            and windows.window_end_at > spans.coverage_start_at
+            and windows.window_start_at < spans.coverage_end_at
 ),
 
 covered_before as (
@@ -81,7 +81,11 @@ final as (
         gap_start_at,
         gap_end_at,
         {{ gpuledger.hours_between('gap_start_at', 'gap_end_at') }} as gap_hours
-    from (select * from inner_gaps union all select * from tail_gaps) as gaps
+    from (
+        select * from inner_gaps
+        union all
+        select * from tail_gaps
+    ) as gaps
 )
 
 select * from final

@@ -31,8 +31,8 @@ period_batches as (
         on
             batches.coverage_start_at is null
             or (
-                batches.coverage_start_at < periods.period_end_at
-                and batches.coverage_end_at >= periods.period_start_at
+                periods.period_end_at > batches.coverage_start_at
+                and periods.period_start_at <= batches.coverage_end_at
             )
 ),
 
@@ -63,8 +63,9 @@ measured as (
         periods.period,
         case
             when coalesce(records.records_read, 0) > 0
-                then 100 * cast(coalesce(counts.open_count, 0) as double)
-                / cast(records.records_read as double)
+                then
+                    100 * cast(coalesce(counts.open_count, 0) as double)
+                    / cast(records.records_read as double)
             else 0
         end as observed_value,
         cast(settings.quarantine_tolerance_pct as double) as limit_value,

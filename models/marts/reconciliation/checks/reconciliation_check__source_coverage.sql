@@ -72,16 +72,23 @@ day_runs as (
             row_number() over (partition by period, source_name order by gap_date) as day_number
         from day_hours
     ) as numbered
-    group by period, source_name, coalesce(cast(run_key as {{ dbt.type_string() }}), 'day ' || cast(day_number as {{ dbt.type_string() }}))
+    group by
+        period,
+        source_name,
+        coalesce(
+            cast(run_key as {{ dbt.type_string() }}),
+            'day ' || cast(day_number as {{ dbt.type_string() }})
+        )
 ),
 
 expected_list as (
     select
         period,
+        -- noqa: disable=LT02
         {% call gpuledger.string_agg("', '", order_by='source_name') -%}
             source_name
         {%- endcall %} as sources
-    from expected
+    from expected  -- noqa: enable=LT02
     group by period
 ),
 
