@@ -23,11 +23,14 @@ lint: $(STAMP)
 	GPULEDGER_HOME=$(TEST_HOME)/lint $(BIN)/python -m gpuledger.devtools prepare-home $(TEST_HOME)/lint
 	GPULEDGER_HOME=$(TEST_HOME)/lint $(BIN)/sqlfluff lint models tests/dbt --processes 2
 
-# Every dbt model, data test, contract and unit test, over the demo month.
+# Every dbt model, data test, contract and unit test, over the demo month; then the docs
+# (models, semantic models, metrics, exposures) generate in the home's target.
 dbt-test: $(STAMP)
 	rm -rf $(TEST_HOME)/dbt
 	$(BIN)/gpuledger --home $(TEST_HOME)/dbt demo > /dev/null
 	GPULEDGER_HOME=$(TEST_HOME)/dbt $(BIN)/dbt build --project-dir . --profiles-dir . \
+		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
+	GPULEDGER_HOME=$(TEST_HOME)/dbt $(BIN)/dbt docs generate --project-dir . --profiles-dir . \
 		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
 
 pytest: $(STAMP)

@@ -23,6 +23,7 @@ from gpuledger.core.ledger import LedgerError
 from gpuledger.core.policy import PolicyError, parse_period
 from gpuledger.core.warehouse import BuildError
 from gpuledger.explain import explain
+from gpuledger.metrics import prepare_semantic_layer, semantic_layer_lines
 from gpuledger.output import check_lines, close_lines, landing_lines
 from gpuledger.report import render_report
 from gpuledger.runs import (
@@ -102,6 +103,10 @@ def _parser() -> argparse.ArgumentParser:
     explain_cmd.add_argument("--period", type=_period, required=True)
     explain_cmd.add_argument("--tenant", required=True)
     explain_cmd.add_argument("--line", help="a charge_line_id: its evidence")
+
+    commands.add_parser(
+        "metrics", help="parse the metrics (MetricFlow) over the served copy; how to query them"
+    )
 
     demo = commands.add_parser("demo", help="generate, ingest, close and show a demo month")
     demo.add_argument("--period", type=_period, default="2026-10")
@@ -189,6 +194,9 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "explain":
         print(explain(home, args.period, args.tenant, args.line), end="")
+        return 0
+    if args.command == "metrics":
+        print("\n".join(semantic_layer_lines(prepare_semantic_layer(home))))
         return 0
     return _demo(home, policy, args)
 
