@@ -12,7 +12,8 @@ out in `<home>/metricflow/`:
 - target/: `dbt parse` of the repository's project with that profile (the semantic manifest),
   and logs/.
 
-Then `cd <home>/metricflow && GPULEDGER_HOME=<home> mf query ...`.
+Then `cd <home>/metricflow && GPULEDGER_HOME=<home> gpuledger-mf query ...` (gpuledger/mf.py:
+MetricFlow's `mf`, kept offline).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class SemanticLayer:
         """The shell line that runs `mf <arguments>` against this home."""
         return (
             f"cd {shlex.quote(str(self.root))} && "
-            f"GPULEDGER_HOME={shlex.quote(str(self.home))} mf {arguments}"
+            f"GPULEDGER_HOME={shlex.quote(str(self.home))} gpuledger-mf {arguments}"
         )
 
 

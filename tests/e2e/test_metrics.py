@@ -23,7 +23,7 @@ from gpuledger.core.serving import query_served
 from gpuledger.metrics import SemanticLayer, prepare_semantic_layer, semantic_layer_lines
 from tests.conftest import run_cli
 
-MF = Path(sys.executable).parent / "mf"
+MF = Path(sys.executable).parent / "gpuledger-mf"
 OCTOBER = "{{ TimeDimension('metric_time', 'month') }} = '2026-10-01'"
 
 
@@ -71,7 +71,8 @@ def test_the_metrics_are_listed_with_the_mf_command(layer: SemanticLayer) -> Non
         "cost_per_successful_job",
     } <= names
     lines = semantic_layer_lines(layer)
-    assert lines[-1].strip().startswith(f"cd {layer.root} && GPULEDGER_HOME={layer.home} mf query")
+    expected = f"cd {layer.root} && GPULEDGER_HOME={layer.home} gpuledger-mf query"
+    assert lines[-1].strip().startswith(expected)
 
 
 def test_metrics_before_any_build_says_to_build(tmp_path: Path) -> None:
