@@ -3,6 +3,7 @@ would have captured them, each dated by the extraction instant."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +31,10 @@ from gpuledger.demo.vgpu import vgpu_jsonl
 
 @dataclass(frozen=True)
 class DemoFiles:
-    """What `generate` wrote, per source (sacct files oldest first)."""
+    """What `generate` wrote, per source (sacct files oldest first), and when the
+    deployment's extractors read the sources (what `--extracted-at` says of each file)."""
 
+    extracted_at: dt.datetime
     inventory: Path
     sacct_files: tuple[Path, ...]
     kubernetes_files: tuple[Path, ...]
@@ -82,6 +85,7 @@ def generate(out_dir: Path, period: str = DEMO_PERIOD, seed: int = 7) -> DemoFil
 
     nvml = nvml_files(seed, window, uuids, (jobs, placements), holdings)
     return DemoFiles(
+        extracted_at=window.extracted_at,
         inventory=write("inventory.csv", inventory_csv(inventory)),
         sacct_files=tuple(write(name, file_text(lines)) for name, lines in weekly.items()),
         kubernetes_files=(

@@ -23,7 +23,7 @@ from tests.extractors.slurm_samples import (
 
 @pytest.fixture(scope="module")
 def text_2205() -> ParseResult:
-    return parse_sacct_text(read(TEXT_2205))
+    return parse_sacct_text(read(TEXT_2205), cluster="probe")
 
 
 # --- Slurm 22.05 --json (dbv0.0.38): the same jobs --------------------------------------------

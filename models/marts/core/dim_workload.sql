@@ -1,8 +1,9 @@
-{#- One row per workload (a Slurm job or array task), its scheduler facts and end state. -#}
+{#- One row per workload (a Slurm job, array task or heterogeneous job), its scheduler facts
+    and end state. -#}
 with
 
 jobs as (
-    select * from {{ ref('stg_slurm__jobs') }}
+    select * from {{ ref('int_slurm_workloads') }}
 ),
 
 final as (
