@@ -187,7 +187,7 @@ def split_record(record: Record) -> dict[str, str]:
         layout = dataclasses.replace(layout, columns=XDMOD_LEGACY_FIELDS)
     expected = len(layout.columns)
     if expected > 1 and delimiter not in text:
-        raise FieldError("line", FIXED_WIDTH_REASON)
+        raise FieldError("line", _other_delimiter(text, delimiter, layout) or FIXED_WIDTH_REASON)
     if layout.trailing and text.endswith(delimiter):
         text = text[: -len(delimiter)]
     elif (
@@ -207,6 +207,19 @@ def split_record(record: Record) -> dict[str, str]:
     if "jobid" not in values:
         raise FieldError("JobID", "no JobID column in the sacct header")
     return values
+
+
+def _other_delimiter(text: str, delimiter: str, layout: Layout) -> str | None:
+    """Why a line without the delimiter is not fixed-width output: another character splits
+    it into the layout's fields (`sacct --delimiter=';' --noheader`)."""
+    widths = {layout.width} if layout.header_line else {len(XDMOD_FIELDS), len(XDMOD_LEGACY_FIELDS)}
+    for char in sorted({c for c in text if not (c.isalnum() or c.isspace())}):
+        if text.count(char) + 1 in widths:
+            return (
+                f"no {delimiter!r} in the line, but {char!r} splits it into "
+                f"{text.count(char) + 1} fields: give --delimiter {char!r}"
+            )
+    return None
 
 
 def field_at(text: str, line: int, column: int, delimiter: str | None) -> str | None:

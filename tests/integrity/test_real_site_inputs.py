@@ -204,6 +204,10 @@ def test_headerless_output_in_another_delimiter_lands_with_delimiter(
     assert refused.exit_code == 1  # every record quarantined: exit 1, and it says so
     assert counts_of(home, semicolons) == (26, 0, 26)
     assert f"gpuledger: {semicolons} landed no record\n" in refused.stderr
+    assert (
+        f"quarantined {semicolons}:1: field line: no '|' in the line, but ';' splits it into "
+        "26 fields: give --delimiter ';'" in refused.stdout
+    )
     landed = ingest(home, "slurm", "--delimiter", ";", "--file", str(semicolons))
     assert landed.exit_code == 0, landed.stderr
     assert "read 26, landed 26, quarantined 0" in landed.stdout
