@@ -101,6 +101,7 @@ class LandingReport:
     rows_by_table: Mapping[str, int]
     already_landed: bool
     rejected: tuple[Rejected, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     def summary(self) -> str:
         if self.already_landed:
@@ -299,17 +300,19 @@ def land(
         rows_by_table=rows_by_table,
         already_landed=False,
         rejected=tuple(rejected),
+        warnings=tuple(result.warnings),
     )
 
 
 def sweep_interrupted(home: Path) -> list[str]:
     """Move what an interrupted writer left in the raw store (temporary files, and table files
     of a batch whose manifest was never written) to `<home>/quarantine/interrupted/`, and say
-    what moved. Under the raw store's lock no writer is active, so all of it is orphaned."""
-    root = raw_dir(home)
-    if not root.exists():
+    what moved. Under the raw store's lock no writer is active, so all of it is orphaned.
+    A home with no raw store yet is left as it is (a failed first ingest creates nothing)."""
+    if not raw_dir(home).exists():
         return []
     with raw_store_lock(home):
+        root = raw_dir(home)
         manifested = {p.stem for p in (root / BATCHES_TABLE).glob("*.parquet")}
         orphans = [p for p in root.rglob("*.tmp") if p.is_file()]
         evidence = (f for f in root.iterdir() if f.is_dir() and f.name not in OWN_TABLES)

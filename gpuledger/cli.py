@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from extractors.commands import source_commands
+from extractors.commands import FilesFailed, source_commands
 from extractors.filebatch import SourceFileError
 from extractors.inventory.parse import InventoryFormatError
-from extractors.landing import sweep_interrupted
+from extractors.landing import LandingReport, sweep_interrupted
 from extractors.quarantine import QuarantineError
 from gpuledger import quarantine
 from gpuledger.core.home import home_lock, resolve_home, resolve_policy
@@ -115,19 +115,34 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _ingest(home: Path, args: argparse.Namespace) -> int:
-    reports = source_commands()[args.source].ingest(home, args)
-    for report in reports:
-        print("\n".join(landing_lines(report)))
-    if len(reports) > 1:
+    """Every file's summary (or the one line saying why it did not land), a total for
+    several; exit 1 when a file failed or all its records were quarantined."""
+    try:
+        outcomes: tuple[LandingReport | str, ...] = tuple(
+            source_commands()[args.source].ingest(home, args)
+        )
+    except FilesFailed as exc:
+        outcomes = exc.outcomes
+    reports = [o for o in outcomes if isinstance(o, LandingReport)]
+    for outcome in outcomes:
+        if isinstance(outcome, str):
+            print(f"gpuledger: {outcome}", file=sys.stderr)
+        else:
+            print("\n".join(landing_lines(outcome)))
+    failed = len(outcomes) - len(reports)
+    if len(outcomes) > 1:
         print(
             f"total: read {sum(r.records_read for r in reports)}, "
             f"landed {sum(r.records_landed for r in reports)}, "
             f"quarantined {sum(r.records_quarantined for r in reports)}"
+            + (f"; {failed} of {len(outcomes)} files not landed" if failed else "")
         )
-    empty = [r.file for r in reports if r.records_read and not r.records_landed]
+    # a live window sacct reported nothing for is no failure; a file with no record is
+    # refused before it lands (extractors.filebatch)
+    empty = [r.file for r in reports if r.records_read and r.records_landed == 0]
     for file in empty:
         print(f"gpuledger: {file} landed no record", file=sys.stderr)
-    return EXIT_ERROR if empty else 0
+    return EXIT_ERROR if empty or failed else 0
 
 
 def _build(home: Path, policy: Path, args: argparse.Namespace) -> int:
