@@ -220,4 +220,7 @@ SETTINGS_CHECKS: dict[str, Check] = {
     "quarantine_tolerance_pct": non_negative_value,
     "settle_lag_hours": non_negative_value,
     "coverage_gap_tolerance_minutes": non_negative_value,
+    "focus_billing_account_id": text_value,
+    "focus_billing_account_name": text_value,
+    "focus_provider_name": text_value,
 }
