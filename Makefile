@@ -26,6 +26,7 @@ $(FOCUS_STAMP): requirements-focus.lock
 
 # make focus-validate FOCUS_FILE=october.csv (a `gpuledger export --format focus` file)
 focus-validate: $(FOCUS_STAMP)
+	$(if $(FOCUS_FILE),,$(error FOCUS_FILE= names the export to validate))
 	FOCUS_VENV=$(abspath $(FOCUS_VENV)) scripts/focus_validator/validate.sh $(FOCUS_FILE)
 
 demo: $(STAMP)
