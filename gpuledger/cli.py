@@ -23,6 +23,7 @@ from gpuledger.core.ledger import LedgerError
 from gpuledger.core.policy import PolicyError, parse_period
 from gpuledger.core.warehouse import BuildError
 from gpuledger.explain import explain
+from gpuledger.export import FORMATS, ExportError, export_period
 from gpuledger.metrics import prepare_semantic_layer, semantic_layer_lines
 from gpuledger.output import check_lines, close_lines, landing_lines
 from gpuledger.report import render_report
@@ -46,6 +47,7 @@ USER_ERRORS = (
     LookupError,
     FileNotFoundError,
     QuarantineError,
+    ExportError,
 )
 
 
@@ -93,6 +95,15 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--period", type=_period, required=True)
     report.add_argument("--tenant")
     report.add_argument("--format", choices=("table", "csv", "html"), default="table")
+
+    export = commands.add_parser("export", help="a period's charge lines as FOCUS, CSV or Parquet")
+    export.add_argument("--period", type=_period, required=True)
+    export.add_argument("--format", choices=FORMATS, required=True)
+    export.add_argument("--output", type=Path, required=True)
+    export.add_argument("--tenant")
+    export.add_argument(
+        "--provisional", action="store_true", help="an open period's provisional lines"
+    )
 
     quarantine.add_arguments(
         commands.add_parser("quarantine", help="review the records the landing held back"),
@@ -183,6 +194,14 @@ def _demo(home: Path, policy: Path, args: argparse.Namespace) -> int:
     return run_demo(home, policy, args.period, args.seed)
 
 
+def _export(home: Path, args: argparse.Namespace) -> int:
+    result = export_period(
+        home, args.period, args.format, args.output, args.tenant, args.provisional
+    )
+    print(result.summary())
+    return 0 if result.adds_up else EXIT_ERROR
+
+
 def _sweep(home: Path) -> None:
     for moved in sweep_interrupted(home):
         print(f"swept a file an interrupted ingest left behind: {moved}", file=sys.stderr)
@@ -207,6 +226,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "report":
         print(render_report(home, args.period, args.tenant, args.format), end="")
         return 0
+    if args.command == "export":
+        return _export(home, args)
     if args.command == "explain":
         print(explain(home, args.period, args.tenant, args.line), end="")
         return 0
