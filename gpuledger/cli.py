@@ -15,8 +15,9 @@ from pathlib import Path
 from extractors.commands import FilesFailed, source_commands
 from extractors.filebatch import SourceFileError
 from extractors.inventory.parse import InventoryFormatError
-from extractors.landing import LandingReport, sweep_interrupted
+from extractors.landing import LandingReport
 from extractors.quarantine import QuarantineError
+from extractors.rawstore import sweep_interrupted
 from gpuledger import quarantine
 from gpuledger.core.home import home_lock, resolve_home, resolve_policy
 from gpuledger.core.ledger import LedgerError

@@ -13,7 +13,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
-from extractors.landing import BATCHES_TABLE, LandingReport, batch_files, land, raw_dir
+from extractors.landing import LandingReport, land
+from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
 from extractors.records import ParseResult
 from extractors.slurm.parse import parse_sacct_json, parse_sacct_text, slurm_field_at
 from extractors.slurm.records import JOBS_TABLE, RAW_TABLES

@@ -10,7 +10,7 @@ import pytest
 from extractors.filebatch import SourceFileError
 from extractors.inventory.client import ingest_file as ingest_inventory
 from extractors.inventory.parse import InventoryFormatError, parse_inventory_csv
-from extractors.landing import EMPTY_FILE, batch_manifest, ensure_layout, raw_tables
+from extractors.rawstore import EMPTY_FILE, batch_manifest, ensure_layout, raw_tables
 from extractors.slurm.client import ingest_file as ingest_slurm
 from tests.conftest import FIXTURES, run_cli
 

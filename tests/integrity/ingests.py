@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from extractors.landing import batch_files
+from extractors.rawstore import batch_files
 
 
 def manifest_of(home: Path, file: Path) -> dict:

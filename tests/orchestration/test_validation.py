@@ -13,7 +13,7 @@ import pytest
 from dagster import AssetKey, ExecuteInProcessResult
 
 from extractors.inventory.records import InventoryDevice
-from extractors.landing import batch_files
+from extractors.rawstore import batch_files
 from extractors.slurm.records import SlurmJob
 from orchestration.validation import suite_for
 from tests.conftest import Job, run_cli, sql, write_inventory, write_policy
