@@ -33,6 +33,7 @@ from gpuledger.runs import (
     period_checks,
     reopen_period,
 )
+from gpuledger.site import write_site
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -93,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--period", type=_period, required=True)
     report.add_argument("--tenant")
     report.add_argument("--format", choices=("table", "csv", "html"), default="table")
+
+    site = commands.add_parser("site", help="write the static showback site of a period")
+    site.add_argument("--period", type=_period, required=True)
+    site.add_argument("--output", type=Path, required=True, help="folder for the pages")
+    site.add_argument("--tenant", help="write only this tenant's page")
 
     quarantine.add_arguments(
         commands.add_parser("quarantine", help="review the records the landing held back"),
@@ -191,6 +197,10 @@ def _run(args: argparse.Namespace) -> int:
         return quarantine.run(home, args)
     if args.command == "report":
         print(render_report(home, args.period, args.tenant, args.format), end="")
+        return 0
+    if args.command == "site":
+        for page in write_site(home, args.period, args.output, args.tenant):
+            print(page)
         return 0
     if args.command == "explain":
         print(explain(home, args.period, args.tenant, args.line), end="")
