@@ -35,6 +35,7 @@ from gpuledger.runs import (
     period_checks,
     reopen_period,
 )
+from gpuledger.site import write_site
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -105,6 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--provisional", action="store_true", help="an open period's provisional lines"
     )
+
+    site = commands.add_parser("site", help="write the static showback site of a period")
+    site.add_argument("--period", type=_period, required=True)
+    site.add_argument("--output", type=Path, required=True, help="folder for the pages")
+    site.add_argument("--tenant", help="write only this tenant's page")
 
     quarantine.add_arguments(
         commands.add_parser("quarantine", help="review the records the landing held back"),
@@ -229,6 +235,11 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "export":
         return _export(home, args)
+
+    if args.command == "site":
+        for page in write_site(home, args.period, args.output, args.tenant):
+            print(page)
+        return 0
     if args.command == "explain":
         print(explain(home, args.period, args.tenant, args.line), end="")
         return 0
