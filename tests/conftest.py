@@ -96,6 +96,16 @@ class Job:
         return "|".join(values[f] for f in XDMOD_FIELDS)
 
 
+def sacct_run_after(period: str) -> tuple[str, str]:
+    """`--extracted-at` for sacct text run on the 3rd of the month after `period`: its output
+    covers the period through its end and the default settle lag (24 h), so the period's
+    source_coverage check passes. sacct text carries no extraction time of its own (a story
+    whose jobs all ended mid-month would otherwise cover only to its latest end)."""
+    year, month = map(int, period.split("-"))
+    after = dt.datetime(year + month // 12, month % 12 + 1, 3)
+    return "--extracted-at", f"{after:%Y-%m-%dT%H:%M:%SZ}"
+
+
 def write_sacct(path: Path, jobs: Sequence[Job]) -> Path:
     path.write_text("".join(job.line() + "\n" for job in jobs))
     return path

@@ -8,7 +8,15 @@ from decimal import Decimal
 from pathlib import Path
 
 from gpuledger.runs import EXIT_ALREADY_CLOSED, EXIT_BLOCKED
-from tests.conftest import Job, run_cli, sql, write_inventory, write_policy, write_sacct
+from tests.conftest import (
+    Job,
+    run_cli,
+    sacct_run_after,
+    sql,
+    write_inventory,
+    write_policy,
+    write_sacct,
+)
 
 MARCH = dt.datetime(2026, 3, 1)
 BASE_POLICY = {
@@ -28,7 +36,10 @@ def _land(home: Path, tmp: Path) -> None:
     inventory = write_inventory(tmp / "inventory.csv", {"node-a": 8})
     assert run_cli(home, None, "ingest", "inventory", "--file", str(inventory)).exit_code == 0
     sacct = write_sacct(tmp / "sacct.txt", jobs)
-    assert run_cli(home, None, "ingest", "slurm", "--file", str(sacct)).exit_code == 0
+    landed = run_cli(
+        home, None, "ingest", "slurm", "--file", str(sacct), *sacct_run_after("2026-03")
+    )
+    assert landed.exit_code == 0
 
 
 def test_close_blocks_over_tolerance_then_publishes_once_mapped(tmp_path: Path, home: Path) -> None:

@@ -23,7 +23,15 @@ import pytest
 from gpuledger.core.home import served_path, warehouse_path
 from gpuledger.core.serving import manifest_path, parquet_dir
 from gpuledger.core.warehouse import WarehouseLocked, build_error
-from tests.conftest import REPO, Job, run_cli, write_inventory, write_policy, write_sacct
+from tests.conftest import (
+    REPO,
+    Job,
+    run_cli,
+    sacct_run_after,
+    write_inventory,
+    write_policy,
+    write_sacct,
+)
 
 READER = REPO / "tests" / "e2e" / "reader.py"
 MARCH = dt.datetime(2026, 3, 1)
@@ -70,7 +78,10 @@ def reader(mode: str, home: Path, tmp: Path, period: str = "") -> Iterator[Reade
 
 def _land(home: Path, tmp: Path, name: str, jobs: list[Job]) -> None:
     sacct = write_sacct(tmp / f"{name}.txt", jobs)
-    assert run_cli(home, None, "ingest", "slurm", "--file", str(sacct)).exit_code == 0
+    landed = run_cli(
+        home, None, "ingest", "slurm", "--file", str(sacct), *sacct_run_after("2026-03")
+    )
+    assert landed.exit_code == 0
 
 
 def _between(observations: list[dict], start: float, end: float) -> list[dict]:

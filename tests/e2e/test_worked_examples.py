@@ -10,7 +10,15 @@ import datetime as dt
 from decimal import Decimal
 from pathlib import Path
 
-from tests.conftest import Job, run_cli, sql, write_inventory, write_policy, write_sacct
+from tests.conftest import (
+    Job,
+    run_cli,
+    sacct_run_after,
+    sql,
+    write_inventory,
+    write_policy,
+    write_sacct,
+)
 
 MARCH = dt.datetime(2026, 3, 1)
 
@@ -19,7 +27,9 @@ def _ingest_and_close(home: Path, policy: Path, tmp: Path, jobs: list[Job], node
     sacct = write_sacct(tmp / "sacct.txt", jobs)
     inventory = write_inventory(tmp / "inventory.csv", nodes)
     assert run_cli(home, policy, "ingest", "inventory", "--file", str(inventory)).exit_code == 0
-    landed = run_cli(home, policy, "ingest", "slurm", "--file", str(sacct))
+    landed = run_cli(
+        home, policy, "ingest", "slurm", "--file", str(sacct), *sacct_run_after(period)
+    )
     assert landed.exit_code == 0, landed.stderr
     assert f"read {len(jobs)}, landed {len(jobs)}, quarantined 0" in landed.stdout
     return run_cli(home, policy, "close", "--period", period, "--approver", "finance")

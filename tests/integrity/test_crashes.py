@@ -15,8 +15,10 @@ import pytest
 from extractors.crashpoints import VARIABLE
 from extractors.rawstore import batch_files
 from gpuledger.core.ledger import current_close, lines_hash, published_lines
-from tests.conftest import REPO, Job, write_inventory, write_policy, write_sacct
+from tests.conftest import REPO, Job, sacct_run_after, write_inventory, write_policy, write_sacct
 from tests.orchestration.conftest import APRIL, MAPPED_POLICY
+
+RUN_AFTER = sacct_run_after("2026-04")  # sacct run on 3 May covers April
 
 JOBS = [
     Job("1", "atlas", APRIL, APRIL.replace(day=5), 4, "node-a"),
@@ -57,7 +59,7 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> dict:
     control = tmp / "control"
     for args in (
         ("ingest", "inventory", "--file", str(inventory)),
-        ("ingest", "slurm", "--file", str(sacct)),
+        ("ingest", "slurm", "--file", str(sacct), *RUN_AFTER),
     ):
         assert gpuledger(control, policy, *args).returncode == 0
     closed = gpuledger(control, policy, "close", "--period", "2026-04")
@@ -87,6 +89,7 @@ def test_kill_mid_ingest_leaves_no_partial_batch(story: dict) -> None:
         "slurm",
         "--file",
         str(story["sacct"]),
+        *RUN_AFTER,
         crash_at="ingest:before-manifest",
     )
     assert _killed(crashed)
@@ -94,7 +97,7 @@ def test_kill_mid_ingest_leaves_no_partial_batch(story: dict) -> None:
     assert batch_files(home / "raw" / "slurm_jobs")
     manifests = {p.stem for p in batch_files(home / "raw" / "batches")}
     assert all(p.stem not in manifests for p in batch_files(home / "raw" / "slurm_jobs"))
-    again = gpuledger(home, policy, "ingest", "slurm", "--file", str(story["sacct"]))
+    again = gpuledger(home, policy, "ingest", "slurm", "--file", str(story["sacct"]), *RUN_AFTER)
     assert again.returncode == 0, again.stderr
     assert "swept a file an interrupted ingest left behind: raw/slurm_jobs/" in again.stderr
     assert "read 2, landed 2, quarantined 0" in again.stdout

@@ -8,8 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Job, run_cli, sql, write_inventory, write_policy, write_sacct
+from tests.conftest import (
+    Job,
+    run_cli,
+    sacct_run_after,
+    sql,
+    write_inventory,
+    write_policy,
+    write_sacct,
+)
 from tests.orchestration.conftest import APRIL, MAPPED_POLICY
+
+RUN_AFTER = sacct_run_after("2026-04")  # sacct run on 3 May covers April
 
 GOOD = Job("1", "atlas", APRIL, APRIL.replace(day=3), 2, "node-a")
 # sacct printed its End before its Start (Elapsed as sacct prints it)
@@ -30,7 +40,7 @@ def landed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     assert run_cli(home, policy, "ingest", "inventory", "--file", str(inventory)).exit_code == 0
     sacct = write_sacct(tmp / "sacct.txt", [GOOD])
     sacct.write_text(sacct.read_text() + _backwards(BACKWARDS.line()) + "\n")
-    ingested = run_cli(home, policy, "ingest", "slurm", "--file", str(sacct))
+    ingested = run_cli(home, policy, "ingest", "slurm", "--file", str(sacct), *RUN_AFTER)
     assert "read 2, landed 1, quarantined 1" in ingested.stdout
     batch = ingested.stdout.split("-> batch ")[1].split()[0]
     return {"home": home, "policy": policy, "sacct": sacct, "batch": batch}
@@ -121,7 +131,7 @@ def test_a_released_record_lands_with_the_records_held_back_because_of_it(
     sacct = write_sacct(tmp_path / "sacct.txt", [GOOD])
     step = _backwards(BACKWARDS.line()).replace("|2|2|", "|2.batch|2.batch|")
     sacct.write_text(sacct.read_text() + _backwards(BACKWARDS.line()) + "\n" + step + "\n")
-    ingested = run_cli(home, None, "ingest", "slurm", "--file", str(sacct))
+    ingested = run_cli(home, None, "ingest", "slurm", "--file", str(sacct), *RUN_AFTER)
     assert "read 3, landed 1, quarantined 2" in ingested.stdout
     batch = ingested.stdout.split("-> batch ")[1].split()[0]
     released = run_cli(

@@ -143,8 +143,9 @@ def test_the_build_reads_only_records_that_met_their_suites(
         "group by 1 order by 1",
     )
     assert outcomes == [("passed", 4)]  # inventory, good, bad and cli: what landed is sound
+    # the 2 quarantined records are 16.67 percent of the 12 records read for March
     assert sql(
         home,
         "select observed_value from marts.fact_reconciliation "
         "where check_name = 'quarantined_records' and period = '2026-03'",
-    ) == [(Decimal(2),)]
+    ) == [(Decimal("16.666667"),)]
