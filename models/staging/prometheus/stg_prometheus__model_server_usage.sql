@@ -13,11 +13,37 @@
     extractor already maps V0-only names). Triton: request_success and request_failure
     (every reason); durations are cumulative microseconds, converted to seconds here.
 
-    A point landed twice (overlapping chunks or files) counts once: the latest extraction. -#}
+    Points name their series (its labels landed once per batch, keyed by a hash of the label
+    set); a point landed twice (overlapping chunks or files) counts once: the latest
+    extraction. -#}
 with
 
+series as (
+    select * from {{ source('prometheus', 'prometheus_series') }}
+),
+
+points as (
+    select * from {{ source('prometheus', 'prometheus_points') }}
+),
+
 samples as (
-    select * from {{ source('prometheus', 'prometheus_model_server_samples') }}
+    select
+        points.batch_id,
+        points.source_line,
+        points.sampled_at,
+        points.value,
+        series.series_key,
+        series.exporter as server,
+        series.metric,
+        series.model,
+        series.model_version,
+        series.reason
+    from points
+    inner join series
+        on
+            points.batch_id = series.batch_id
+            and points.series_key = series.series_key
+    where series.exporter in ('vllm', 'triton')
 ),
 
 counter_samples as (
@@ -34,15 +60,15 @@ counter_samples as (
     )
 ),
 
-points as (
-    {{ gpuledger.latest_landed('counter_samples', key=['series_labels', 'sampled_at']) }}
+latest_points as (
+    {{ gpuledger.latest_landed('counter_samples', key=['series_key', 'sampled_at']) }}
 ),
 
 with_previous as (
     select
         *,
-        lag(value) over (partition by series_labels order by sampled_at) as previous_value
-    from points
+        lag(value) over (partition by series_key order by sampled_at) as previous_value
+    from latest_points
 ),
 
 increases as (
