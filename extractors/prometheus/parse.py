@@ -130,6 +130,8 @@ def parse_query_range(
     builder = _ChunkBuilder(chunk_points)
     for index, (result_type, series) in enumerate(Response(blocks).elements()):
         yield from _parse_series(builder, index, series, result_type)
+        if builder.records_read >= chunk_points:  # rejections fill a chunk too
+            yield builder.flush()
     if builder.records_read:
         yield builder.flush()
 
