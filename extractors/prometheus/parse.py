@@ -140,17 +140,13 @@ def _parse_series(
     builder: _ChunkBuilder, index: int, series: object, result_type: str
 ) -> Iterator[Chunk]:
     where = f"result[{index}]"
-    if _is_plain_matrix(series, result_type):
-        labels = series["metric"]
-        try:
-            row = series_of(f"{where}.metric.", labels, builder.line + 1)
-        except SeriesError:
-            row = None
-        whole = row and _columns(row.series_key, series["values"], builder.line + 1)
-        if whole is not None:
-            builder.line += len(whole.values)
-            yield from builder.add(row, whole)
-            return
+    whole = (
+        _whole(series, where, builder.line + 1) if _is_plain_matrix(series, result_type) else None
+    )
+    if whole is not None:
+        builder.line += len(whole[1].values)
+        yield from builder.add(*whole)
+        return
     points = _points_of(series, result_type)
     if points is None:
         builder.line += 1
@@ -219,6 +215,17 @@ def _is_plain_matrix(series: object, result_type: str) -> bool:
         and isinstance(series.get("metric"), dict)
         and all(isinstance(k, str) and isinstance(v, str) for k, v in series["metric"].items())
     )
+
+
+def _whole(series: dict, where: str, first_line: int) -> tuple[PrometheusSeries, _Points] | None:
+    """A plain matrix series and all its points as columns; None when any part is bad (the
+    series is then read point by point, which names what is wrong)."""
+    try:
+        row = series_of(f"{where}.metric.", series["metric"], first_line)
+    except SeriesError:
+        return None
+    part = _columns(row.series_key, series["values"], first_line)
+    return None if part is None else (row, part)
 
 
 def _columns(key: str, values: list[object], first_line: int) -> _Points | None:
