@@ -33,7 +33,7 @@ samples as (
         points.sampled_at,
         points.value,
         series.series_key,
-        series.exporter as server,
+        series.exporter,
         series.metric,
         series.model,
         series.model_version,
@@ -73,7 +73,7 @@ with_previous as (
 
 increases as (
     select
-        server,
+        exporter,
         metric,
         model,
         model_version,
@@ -90,16 +90,16 @@ increases as (
 classified as (
     select
         *,
-        (server = 'vllm' and metric = 'request_success' and coalesce(reason, 'stop') in ('stop', 'length'))
-        or (server = 'triton' and metric = 'request_success') as is_success,
-        (server = 'vllm' and metric = 'request_success' and coalesce(reason, 'stop') not in ('stop', 'length'))
-        or (server = 'triton' and metric = 'request_failure') as is_failure
+        (exporter = 'vllm' and metric = 'request_success' and coalesce(reason, 'stop') in ('stop', 'length'))
+        or (exporter = 'triton' and metric = 'request_success') as is_success,
+        (exporter = 'vllm' and metric = 'request_success' and coalesce(reason, 'stop') not in ('stop', 'length'))
+        or (exporter = 'triton' and metric = 'request_failure') as is_failure
     from increases
 ),
 
 hourly as (
     select
-        server as server_name,
+        exporter as server_name,
         model as model_name,
         model_version,
         hour_start_at,
@@ -114,7 +114,7 @@ hourly as (
         sum(case when metric = 'compute_infer_duration_us' then increase end)
         / 1000000.0 as compute_infer_duration_seconds
     from classified
-    group by server, model, model_version, hour_start_at
+    group by exporter, model, model_version, hour_start_at
 ),
 
 final as (
