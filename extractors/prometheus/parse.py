@@ -45,6 +45,8 @@ _EPOCH = dt.datetime(1970, 1, 1)
 # epoch seconds a datetime can hold (years 1..9999), a little inside
 _SECONDS = (-62135596800, 253402300798)
 _MICROSECONDS = 1_000_000
+# what a rejection's line is in a response (usually one line of JSON)
+_LINE_IS_POINT = " (its line is its point's number in the response, counting series in order)"
 
 
 @dataclass
@@ -95,7 +97,7 @@ class _ChunkBuilder:
                 yield self.flush()
 
     def reject(self, line: int, field_name: str, reason: str, raw: str) -> None:
-        self.rejected.append(Rejected(line, field_name, reason, raw))
+        self.rejected.append(Rejected(line, field_name, reason + _LINE_IS_POINT, raw))
         self.records_read += 1
 
     def flush(self) -> Chunk:
