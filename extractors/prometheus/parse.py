@@ -236,25 +236,27 @@ def _columns(key: str, values: list[object], first_line: int) -> _Points | None:
     try:
         if sum(map(len, values)) != 2 * len(values):
             return None
-        times = pa.array([p[0] for p in values])
-        texts = pa.array([p[1] for p in values])
-    except (TypeError, KeyError, IndexError, pa.ArrowException):
+        seconds = [p[0] for p in values]
+        texts = pa.array([p[1] for p in values], pa.string())
+        kinds = set(map(type, seconds))  # exactly: a bool is not a number of seconds here
+        if kinds == {int}:
+            times = pa.array(seconds, pa.int64())
+        elif kinds <= {int, float}:
+            times = pa.array(seconds, pa.float64())
+        else:
+            return None
+    except (TypeError, KeyError, IndexError, OverflowError, pa.ArrowException):
         return None
-    if times.null_count or texts.null_count or texts.type != pa.string():
+    if texts.null_count:
+        return None
+    low, high = pc.min_max(times).values()
+    if low.as_py() < _SECONDS[0] or high.as_py() > _SECONDS[1]:
         return None
     if times.type == pa.int64():
-        low, high = pc.min_max(times).values()
-        if low.as_py() < _SECONDS[0] or high.as_py() > _SECONDS[1]:
-            return None
         micros = pc.multiply(times, _MICROSECONDS)
-    elif times.type == pa.float64():
-        low, high = pc.min_max(times).values()
-        if low.as_py() < _SECONDS[0] or high.as_py() > _SECONDS[1]:
-            return None
+    else:
         scaled = pc.round(pc.multiply(times, float(_MICROSECONDS)), round_mode="half_to_even")
         micros = scaled.cast(pa.int64())
-    else:
-        return None
     try:
         numbers = texts.cast(pa.float64())
     except pa.ArrowInvalid:
