@@ -20,8 +20,10 @@ from dataclasses import dataclass
 
 import orjson
 
+# an array of scalars and one string without escapes: a point `[ts, "value"]`
+_POINT = rb'\[[^\[\]{}"]*"[^"\\]*"[^\[\]{}"]*\]'
 _TOKEN = re.compile(
-    rb'(?P<points>(?:\[[^\[\]{}"]*"[^"\\]*"[^\[\]{}"]*\][\s,]*)+)'
+    rb"(?P<points>(?:" + _POINT + rb"[\s,]*)+)"
     rb'|(?P<string>"[^"\\]*(?:\\.[^"\\]*)*")'
     rb"|(?P<open>[\[{])"
     rb"|(?P<close>[\]}])"
@@ -34,6 +36,8 @@ _BOM = b"\xef\xbb\xbf"
 # holds at most 11,000 points: well under 1 MiB)
 _WHOLE_WINDOW = 1 << 23
 _MORE = object()
+_ARRAY_OR_COMMA = re.compile(_POINT + rb"|,")
+_LITERAL_OR_COMMA = re.compile(rb"[^,\s]+|,")
 _CLOSER = {ord("["): b"]", ord("{"): b"}"}
 
 
@@ -66,6 +70,7 @@ class Response:
         self._stack: list[_Frame] = []
         self._result_depth = 0  # nesting depth inside `data.result`; 0: not in it
         self._fast = False  # whether a matrix element is tried whole (`_whole_element`)
+        self._after = "start"  # in `data.result`: after its start, an element or a comma
 
     def elements(self) -> Iterator[tuple[str, object]]:
         result_type = ""
@@ -92,6 +97,7 @@ class Response:
                     if whole is _MORE:
                         break
                     if whole is not None:
+                        self._element(position)
                         element, position = whole
                         yield result_type, element
                         continue
@@ -107,16 +113,19 @@ class Response:
                             yield result_type, self._decode(element, element_start)
                             element_start = -1
                 elif self._result_depth and kind == "open":
+                    self._element(match.start())
                     element_start = match.start()
                     self._stack.append(_Frame(token[0]))
                 elif self._result_depth and kind != "close":
-                    yield from ((result_type, e) for e in self._scalars(token, match.start()))
+                    scalars = self._scalars(kind, token, match.start())
+                    yield from ((result_type, e) for e in scalars)
                 else:
                     self._envelope_token(kind, token, match.start())
                     if self._stack and self._opens_result(kind, token, result_type):
                         result_type = self._check(self._opened())
                         self._result_depth = len(self._stack)
                         self._fast = result_type == "matrix"
+                        self._after = "start"
         if element_start >= 0:
             self._decode(self._buffer[element_start:], element_start)
         final_type, leftovers = result_of(self._decode_envelope(bytes(self._envelope)))
@@ -143,6 +152,8 @@ class Response:
     def _envelope_token(self, kind: str | None, token: bytes, offset: int) -> None:
         """A token outside `data.result`'s elements: kept, and nesting and keys followed."""
         if kind == "close" and self._result_depth:
+            if self._after == "comma":
+                raise _not_json(*self._where(offset), "a ',' before the end of data.result")
             self._result_depth = 0
             self._segments.append(_Segment(len(self._envelope), *self._where(offset)))
         self._envelope += token
@@ -158,14 +169,30 @@ class Response:
         path = tuple(frame.key for frame in self._stack[:-1])
         return kind == "open" and token == b"[" and path == _RESULT_PATH and not result_type
 
-    def _scalars(self, token: bytes, offset: int) -> list[object]:
-        """Elements of `data.result` that are not containers (commas, strings, numbers)."""
-        stripped = token.strip(b" \t\r\n,")
-        if not stripped:
-            return []
-        lead = len(token) - len(token.lstrip(b" \t\r\n,"))
-        decoded = self._decode(b"[" + stripped + b"]", offset + lead - 1)
-        return decoded if isinstance(decoded, list) else [decoded]
+    def _scalars(self, kind: str | None, token: bytes, offset: int) -> list[object]:
+        """Elements of `data.result` that are not objects or nested arrays (strings, numbers,
+        literals, simple arrays), and the commas between elements."""
+        if kind in ("string", "cut"):
+            self._element(offset)
+            return [self._decode(token, offset)]
+        pieces = (_ARRAY_OR_COMMA if kind == "points" else _LITERAL_OR_COMMA).finditer(token)
+        elements = []
+        for piece in pieces:
+            if piece.group() == b",":
+                if self._after != "element":
+                    raise _not_json(*self._where(offset + piece.start()), "unexpected ','")
+                self._after = "comma"
+            else:
+                self._element(offset + piece.start())
+                elements.append(self._decode(piece.group(), offset + piece.start()))
+        return elements
+
+    def _element(self, offset: int) -> None:
+        """An element of `data.result` starts at buffer offset `offset`: after a comma or
+        the array's start only."""
+        if self._after == "element":
+            raise _not_json(*self._where(offset), "expected ',' or ']' in data.result")
+        self._after = "element"
 
     def _opened(self) -> bytes:
         """The envelope so far, closed: status and result type, before any element."""

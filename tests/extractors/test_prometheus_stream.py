@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,3 +121,23 @@ def test_bytes_that_are_not_json_name_the_line_and_column() -> None:
     column = broken.split("\n")[line - 1].index("2") + 1
     with pytest.raises(ValueError, match=rf"not JSON \(line {line}, column {column}: "):
         list(parse_query_range([broken.encode()]))
+
+
+@pytest.mark.parametrize(
+    ("result", "message"),
+    [
+        ('{"metric":{},"values":[]},]', "a ',' before the end of data.result"),
+        ('{"metric":{},"values":[]},,"x"]', "unexpected ','"),
+        ('{"metric":{},"values":[]} ["a]"]]', "expected ',' or ']' in data.result"),
+    ],
+)
+def test_the_result_array_is_json_between_its_elements(result: str, message: str) -> None:
+    text = '{"status":"success","data":{"resultType":"matrix","result":[' + result + "}}"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        list(parse_query_range([text.encode()]))
+
+
+def test_elements_that_are_not_series_are_rejected_whole() -> None:
+    result = parse_text(response([["a]]}a"], "GPU-1", gpu_series(0, steps(1))]))
+    assert [(r.line, r.field) for r in result.rejected] == [(1, "result[0]"), (2, "result[1]")]
+    assert [p.source_line for p in result.tables["prometheus_points"]] == [3]
