@@ -128,12 +128,15 @@ class BatchWriter:
             lines = pa.array(sorted(held), pa.int64())
             chunk = chunk.filter(pc.invert(pc.is_in(chunk["source_line"], lines)))
         self.times.update(table, chunk)
-        landed = chunk.append_column(
-            "batch_id", pa.array([self.batch_id] * chunk.num_rows, pa.string())
-        )
+        landed = chunk.append_column("batch_id", pa.repeat(self.batch_id, chunk.num_rows))
         if table not in self._writers:
             schema = landed_schema(table, self.row_types[table])
-            self._writers[table] = pq.ParquetWriter(self._staged(table), schema)
+            # dictionary pages for the text columns only (keys, names, the batch id): numbers
+            # and times seldom repeat, and trying them costs most of a large write
+            text = [f.name for f in schema if pa.types.is_string(f.type)]
+            self._writers[table] = pq.ParquetWriter(
+                self._staged(table), schema, use_dictionary=text
+            )
         self._writers[table].write_table(landed.cast(self._writers[table].schema))
         self.rows_by_table[table] = self.rows_by_table.get(table, 0) + landed.num_rows
 

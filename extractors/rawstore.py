@@ -15,7 +15,7 @@ import fcntl
 import hashlib
 import importlib
 import pkgutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,10 +151,18 @@ def raw_store_lock(home: Path, *, shared: bool = False) -> Iterator[None]:
 
 
 def batch_id_for(source: str, options: str, content: bytes) -> str:
-    digest = hashlib.sha256()
-    for part in (source.encode(), b"\0", options.encode(), b"\0", content):
+    return batch_identity(source, options, [content])[0]
+
+
+def batch_identity(source: str, options: str, blocks: Iterable[bytes]) -> tuple[str, str]:
+    """(batch id, content sha256) of content read as `blocks`, without holding it whole."""
+    digest, content = hashlib.sha256(), hashlib.sha256()
+    for part in (source.encode(), b"\0", options.encode(), b"\0"):
         digest.update(part)
-    return digest.hexdigest()[:24]
+    for block in blocks:
+        digest.update(block)
+        content.update(block)
+    return digest.hexdigest()[:24], content.hexdigest()
 
 
 def write_parquet_atomic(table: pa.Table, path: Path) -> None:

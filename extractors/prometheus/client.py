@@ -41,22 +41,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extractors.filebatch import (
-    DEFAULT_READ,
-    ReadOptions,
-    SourceFileError,
-    json_field_at,
-    land_file,
-)
-from extractors.landing import LandingReport, land
+from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
+from extractors.landing import LandingReport
 from extractors.prometheus.auth import TOKEN_ENV, Credentials, clean_url, resolve_credentials
+from extractors.prometheus.batches import SOURCE, land_response, land_response_file
 from extractors.prometheus.exposition import exposition_field_at, is_exposition, parse_exposition
-from extractors.prometheus.parse import parse_query_range
 from extractors.prometheus.records import RAW_TABLES
-from extractors.records import ParseResult
 from extractors.state import Cursor, Stream
 
-SOURCE = "prometheus"
 MAX_POINTS_PER_SERIES = 11_000  # Prometheus's hard limit per series per range query
 # Scrapes still in flight may be missing from the last minutes: they are never marked covered.
 SETTLE_SECONDS = 120
@@ -134,30 +126,34 @@ def ingest_file(
     read: ReadOptions = DEFAULT_READ,
     scrape_time: dt.datetime | None = None,
 ) -> LandingReport:
-    """Land a saved `/api/v1/query_range` (or `/api/v1/query`) JSON response, or a saved
-    exposition-format scrape (`.prom`: samples dated `scrape_time` unless they carry their own
-    timestamps)."""
-
-    def parse(text: str) -> ParseResult:
-        if is_exposition(text):
-            return parse_exposition(text, scrape_time=scrape_time)
-        return parse_query_range(text)
-
+    """Land a saved `/api/v1/query_range` (or `/api/v1/query`) JSON response, streaming, or
+    a saved exposition-format scrape (`.prom`: samples dated `scrape_time` unless they carry
+    their own timestamps)."""
     options = "" if scrape_time is None else f"scrape_time={scrape_time.isoformat()}"
+    if not _is_exposition_file(path, read):
+        return land_response_file(home, path, options=options, read=read)
     return land_file(
         home,
         path,
         source=SOURCE,
-        parse=parse,
+        parse=lambda text: parse_exposition(text, scrape_time=scrape_time),
         row_types=RAW_TABLES,
         options=options,
         read=read,
-        field_at=lambda text, line, column: (
-            exposition_field_at(text, line, column)
-            if is_exposition(text)
-            else json_field_at(text, line, column)
-        ),
+        field_at=exposition_field_at,
     )
+
+
+def _is_exposition_file(path: Path, read: ReadOptions) -> bool:
+    """Whether the file is exposition text rather than a JSON response (`is_exposition` of
+    its first characters: an empty file too); an unreadable one is left to the JSON reader
+    to refuse."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return False
+    return is_exposition(head.decode(read.encoding, "replace").removeprefix("\ufeff"))
 
 
 def parse_step(text: str) -> int:
@@ -271,19 +267,17 @@ def _land_chunk(
     url = server.url
     where = f"{url} query_range {query} {_iso(chunk.start)}..{_iso(chunk.end)} step {chunk.step}s"
     try:
-        result = parse_query_range(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as err:
+        return land_response(
+            home,
+            file=where,
+            content=body,
+            options=(
+                f"url={url};query={query};start={chunk.start};end={chunk.end};step={chunk.step}"
+            ),
+            extracted_at=extracted_at,
+        )
+    except ValueError as err:
         raise PrometheusQueryError(f"{where}: {err}") from None
-    return land(
-        home,
-        source=SOURCE,
-        file=where,
-        content=body,
-        options=f"url={url};query={query};start={chunk.start};end={chunk.end};step={chunk.step}",
-        result=result,
-        row_types=RAW_TABLES,
-        extracted_at=extracted_at,
-    )
 
 
 def _major_version(server: Server) -> int:

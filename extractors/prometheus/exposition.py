@@ -1,12 +1,13 @@
 """Parse a saved Prometheus exposition-format scrape (`curl :9400/metrics > x.prom`) into the
-GPU and model-server rows a query_range response gives (pure).
+series and point rows a query_range response gives (pure).
 
 Each sample line `name{label="value",...} value [timestamp]` is one record, numbered by its
-physical line; it lands in the table its name selects (`extractors.prometheus.parse`) or is
-rejected with its line and the field at fault (a label, the value, the timestamp). `# HELP`,
-`# TYPE` and other comment lines and blank lines are not records; a line of `...` (an
-author's elision in a documented excerpt) is not either, and a warning lists them. A last
-line the file stops in the middle of is rejected as such.
+physical line; it lands as a point of its series (each series once, first named by its
+first line: extractors.prometheus.series) or is rejected with its line and the field at
+fault (a label, the value, the timestamp). `# HELP`, `# TYPE` and other comment lines and
+blank lines are not records; a line of `...` (an author's elision in a documented excerpt)
+is not either, and a warning lists them. A last line the file stops in the middle of is
+rejected as such.
 
 A scrape carries no time: samples are dated `scrape_time` (naive UTC), which is required
 unless every sample has its own timestamp (milliseconds since the epoch; seconds in
@@ -20,7 +21,13 @@ import datetime as dt
 import math
 import re
 
-from extractors.prometheus.parse import SeriesError, row_factory
+from extractors.prometheus.records import (
+    POINTS_TABLE,
+    SERIES_TABLE,
+    PrometheusPoint,
+    PrometheusSeries,
+)
+from extractors.prometheus.series import SeriesError, series_of
 from extractors.records import ParseResult
 
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -41,6 +48,7 @@ def parse_exposition(text: str, *, scrape_time: dt.datetime | None) -> ParseResu
     openmetrics = any(line.strip() == "# EOF" for line in text.split("\n"))
     lines = text.split("\n")
     elided = []
+    named: set[str] = set()
     last = max((i for i, line in enumerate(lines, start=1) if line.strip()), default=0)
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r")
@@ -52,12 +60,15 @@ def parse_exposition(text: str, *, scrape_time: dt.datetime | None) -> ParseResu
         result.records_read += 1
         cut = number == last and not text.endswith("\n")
         try:
-            table, row = _sample(line, number, scrape_time, openmetrics)
+            series, point = _sample(line, number, scrape_time, openmetrics)
         except SeriesError as err:
             reason = err.reason + ("; the file stops in the middle of this line" if cut else "")
             result.reject(number, err.field, reason, line)
             continue
-        result.add(table, row)
+        if series.series_key not in named:
+            named.add(series.series_key)
+            result.add(SERIES_TABLE, series)
+        result.add(POINTS_TABLE, point)
     if elided:
         shown = ", ".join(map(str, elided))
         result.warn(f"{len(elided)} elided line(s) '...' are not samples (lines {shown})")
@@ -68,7 +79,7 @@ def parse_exposition(text: str, *, scrape_time: dt.datetime | None) -> ParseResu
 
 def _sample(
     line: str, number: int, scrape_time: dt.datetime | None, openmetrics: bool
-) -> tuple[str, object]:
+) -> tuple[PrometheusSeries, PrometheusPoint]:
     match = _SAMPLE.match(line.strip())
     if match is None:
         raise SeriesError("line", "not a sample line (name{labels} value [timestamp])")
@@ -84,7 +95,8 @@ def _sample(
             f"line {number}: the sample has no timestamp and a scrape carries no time: "
             "give --scrape-time ISO (when the scrape was taken)"
         )
-    return row_factory("", labels)(sampled_at, value, number)
+    series = series_of("", labels, number)
+    return series, PrometheusPoint(series.series_key, sampled_at, value, number)
 
 
 def _labels(body: str) -> dict[str, str]:

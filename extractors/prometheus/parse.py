@@ -1,125 +1,159 @@
-"""Parse Prometheus `/api/v1/query_range` responses into GPU and model-server rows (pure).
+"""Parse Prometheus `/api/v1/query_range` responses into series and point rows (pure),
+streaming: chunks of at most `chunk_points` points, each an Arrow table, never a Python
+object per point that outlives its series.
 
 A response is `{"status": "success", "data": {"resultType": "matrix", "result": [...]}}`;
 each result element is one series, `{"metric": {labels}, "values": [[ts, "value"], ...]}`
-(an instant query's `vector` has one `"value": [ts, "value"]` instead). Every point is one
-input record: `records_read` counts points, and a point's `source_line` is its 1-based
-position in the response, counting series in order and then their values. A point lands in
-the table its series' `__name__` selects (`DCGM_*` -> GPU samples, `vllm:*` and Triton `nv_*`
--> model-server samples) or is rejected with the result index and field at fault: a series
-of another family, a DCGM series without a GPU UUID label, a value that is not a finite
-number (`NaN`, `+Inf`, `ERROR - FAILED TO CONVERT TO STRING`). A response that is not JSON,
-has `"status": "error"` or another result type raises ValueError naming what is wrong.
+(an instant query's `vector` has one `"value": [ts, "value"]` instead), read one at a time
+(extractors.prometheus.response). Every point is one input record: `records_read` counts
+points, and a point's `source_line` is its 1-based position in the response, counting
+series in order and then their values (a response is one line of JSON: a rejection's field
+names the series and the value, `result[3].values[17]`). A series lands once, in
+`prometheus_series` (extractors.prometheus.series), with the points that land. Rejected,
+with the result index and field at fault: each point of a series of another family or of a
+DCGM series without a GPU UUID label, and a point whose value is not a finite number
+(`NaN`, `+Inf`, `ERROR - FAILED TO CONVERT TO STRING`) or whose timestamp is not a time. A
+response that is not JSON, has `"status": "error"` or another result type raises ValueError
+naming what is wrong.
+
+A series' points are converted column-wise (Arrow parses the value strings); a series the
+column-wise path cannot take whole (any bad point) is read point by point, which names each
+bad point.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
-from extractors.prometheus.records import (
-    GPU_SAMPLES_TABLE,
-    MODEL_SERVER_SAMPLES_TABLE,
-    GpuSample,
-    ModelServerSample,
-)
-from extractors.records import ParseResult
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from extractors.prometheus.records import PrometheusPoint, PrometheusSeries
+from extractors.prometheus.response import Response
+from extractors.prometheus.series import SeriesError, series_of
+from extractors.records import Rejected, arrow_schema
+
+CHUNK_POINTS = 1 << 18
+POINT_SCHEMA = arrow_schema(PrometheusPoint)
 _EPOCH = dt.datetime(1970, 1, 1)
-# (sampled_at, value, source_line) -> (raw table, row) for one series.
-RowFactory = Callable[[dt.datetime, float, int], tuple[str, object]]
-
-# Triton's per-model counters, by the name Triton exports them under.
-_TRITON_METRICS = {
-    "nv_inference_request_success": "request_success",
-    "nv_inference_request_failure": "request_failure",
-    "nv_inference_count": "inference_count",
-    "nv_inference_exec_count": "execution_count",
-    "nv_inference_request_duration_us": "request_duration_us",
-    "nv_inference_queue_duration_us": "queue_duration_us",
-    "nv_inference_compute_input_duration_us": "compute_input_duration_us",
-    "nv_inference_compute_infer_duration_us": "compute_infer_duration_us",
-    "nv_inference_compute_output_duration_us": "compute_output_duration_us",
-}
-# vLLM V0 names whose V1 successor has another name (histogram suffixes follow the base).
-_VLLM_V0_NAMES = {
-    "gpu_cache_usage_perc": "kv_cache_usage_perc",
-    "time_per_output_token_seconds": "inter_token_latency_seconds",
-}
-# The labels naming the model and the outcome, per server. vLLM's own exporter says
-# model_name; vLLM re-exported by Triton's vLLM backend says model (and version), as Triton.
-_MODEL_LABELS = {
-    "vllm": (("model_name", "model"), ("finished_reason",)),
-    "triton": (("model",), ("reason",)),
-}
+# epoch seconds a datetime can hold (years 1..9999), a little inside
+_SECONDS = (-62135596800, 253402300798)
+_MICROSECONDS = 1_000_000
+# what a rejection's line is in a response (usually one line of JSON)
+_LINE_IS_POINT = " (its line is its point's number in the response, counting series in order)"
 
 
-class SeriesError(ValueError):
-    """A whole series is unusable: each of its points is rejected with this field/reason."""
+@dataclass
+class Chunk:
+    """A bounded part of a batch: the series it names first (each series of a batch once),
+    its points, its rejections, and the records (points) it read."""
 
-    def __init__(self, field: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
-
-
-# --- query_range JSON ------------------------------------------------------------------------
-
-
-def parse_query_range(text: str) -> ParseResult:
-    """Rows of a `/api/v1/query_range` (or `/api/v1/query`) JSON response; see the module doc."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(
-            f"not JSON (line {err.lineno}, column {err.colno}: {err.msg}); "
-            "expected a Prometheus /api/v1/query_range response"
-        ) from None
-    result_type, series_list = _result_of(document)
-    result = ParseResult()
-    for index, series in enumerate(series_list):
-        _parse_series(result, index, series, result_type)
-    return result
+    series: list[PrometheusSeries]
+    points: pa.Table
+    rejected: list[Rejected]
+    records_read: int
 
 
-def _result_of(document: object) -> tuple[str, list[object]]:
-    if not isinstance(document, dict) or "status" not in document:
-        raise ValueError("expected a Prometheus API response object with a 'status' field")
-    status = document["status"]
-    if status == "error":
-        raise ValueError(
-            f"Prometheus returned an error ({document.get('errorType', 'unknown')}): "
-            f"{document.get('error', 'no message')}"
+@dataclass
+class _Points:
+    """One series' landed points within a chunk, as columns."""
+
+    key: str
+    micros: pa.Array  # int64 microseconds since the epoch
+    values: pa.Array  # float64
+    lines: pa.Array  # int64
+
+
+@dataclass
+class _ChunkBuilder:
+    chunk_points: int
+    line: int = 0  # records read so far, in the whole response
+    series: list[PrometheusSeries] = field(default_factory=list)
+    named: set[str] = field(default_factory=set)  # the keys of the series landed so far
+    parts: list[_Points] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
+    points: int = 0
+    records_read: int = 0
+
+    def add(self, series: PrometheusSeries | None, part: _Points) -> Iterator[Chunk]:
+        """Take a series' points, yielding each chunk they fill."""
+        if series is not None and series.series_key not in self.named:
+            self.named.add(series.series_key)
+            self.series.append(series)
+        while len(part.values):
+            room = self.chunk_points - self.points
+            taken = _Points(part.key, part.micros[:room], part.values[:room], part.lines[:room])
+            self.parts.append(taken)
+            self.points += len(taken.values)
+            self.records_read += len(taken.values)
+            part = _Points(part.key, part.micros[room:], part.values[room:], part.lines[room:])
+            if self.points >= self.chunk_points:
+                yield self.flush()
+
+    def reject(self, line: int, field_name: str, reason: str, raw: str) -> None:
+        self.rejected.append(Rejected(line, field_name, reason + _LINE_IS_POINT, raw))
+        self.records_read += 1
+
+    def flush(self) -> Chunk:
+        counts = [len(p.values) for p in self.parts]
+        keys = pa.array([p.key for p in self.parts], pa.string())
+        indices = np.repeat(np.arange(len(self.parts), dtype=np.int64), counts)
+        columns = {
+            "series_key": pc.take(keys, pa.array(indices)),
+            "sampled_at": _concat([p.micros for p in self.parts], pa.int64()).cast(
+                pa.timestamp("us")
+            ),
+            "value": _concat([p.values for p in self.parts], pa.float64()),
+            "source_line": _concat([p.lines for p in self.parts], pa.int64()),
+        }
+        chunk = Chunk(
+            self.series, pa.table(columns, schema=POINT_SCHEMA), self.rejected, self.records_read
         )
-    if status != "success":
-        raise ValueError(f"status is {status!r}, expected 'success'")
-    data = document.get("data")
-    if not isinstance(data, dict):
-        raise ValueError("'data' is missing or not an object")
-    result_type = data.get("resultType")
-    if result_type not in ("matrix", "vector"):
-        raise ValueError(
-            f"data.resultType {result_type!r} is not supported (expected matrix or vector)"
-        )
-    series_list = data.get("result")
-    if not isinstance(series_list, list):
-        raise ValueError("data.result is missing or not a list")
-    return result_type, series_list
+        self.series, self.parts, self.rejected = [], [], []
+        self.points = self.records_read = 0
+        return chunk
 
 
-def _parse_series(result: ParseResult, index: int, series: object, result_type: str) -> None:
+def _concat(arrays: list[pa.Array], kind: pa.DataType) -> pa.Array:
+    return pa.concat_arrays(arrays) if arrays else pa.array([], kind)
+
+
+def parse_query_range(
+    blocks: Iterable[bytes], *, chunk_points: int = CHUNK_POINTS
+) -> Iterator[Chunk]:
+    """The chunks of a `/api/v1/query_range` (or `/api/v1/query`) JSON response read as
+    `blocks` of bytes; see the module doc."""
+    builder = _ChunkBuilder(chunk_points)
+    for index, (result_type, series) in enumerate(Response(blocks).elements()):
+        yield from _parse_series(builder, index, series, result_type)
+        if builder.records_read >= chunk_points:  # rejections fill a chunk too
+            yield builder.flush()
+    if builder.records_read:
+        yield builder.flush()
+
+
+def _parse_series(
+    builder: _ChunkBuilder, index: int, series: object, result_type: str
+) -> Iterator[Chunk]:
     where = f"result[{index}]"
+    whole = (
+        _whole(series, where, builder.line + 1) if _is_plain_matrix(series, result_type) else None
+    )
+    if whole is not None:
+        builder.line += len(whole[1].values)
+        yield from builder.add(*whole)
+        return
     points = _points_of(series, result_type)
     if points is None:
-        result.records_read += 1
-        result.reject(
-            result.records_read,
-            where,
-            f"not a series object with a {'values list' if result_type == 'matrix' else 'value'}",
-            _json(series),
-        )
+        builder.line += 1
+        kind = "values list" if result_type == "matrix" else "value"
+        builder.reject(builder.line, where, f"not a series object with a {kind}", _json(series))
         return
     labels = series.get("metric") if isinstance(series, dict) else None
     try:
@@ -127,25 +161,110 @@ def _parse_series(result: ParseResult, index: int, series: object, result_type: 
             isinstance(k, str) and isinstance(v, str) for k, v in labels.items()
         ):
             raise SeriesError(f"{where}.metric", "labels are not an object of strings")
-        make_row = row_factory(f"{where}.metric.", labels)
+        row = series_of(f"{where}.metric.", labels, builder.line + 1)
     except SeriesError as err:
         for offset, point in points:
-            result.records_read += 1
+            builder.line += 1
             raw = _json({"metric": labels, "value": point})
-            result.reject(result.records_read, f"{err.field} ({offset})", err.reason, raw)
+            builder.reject(builder.line, f"{err.field} ({offset})", err.reason, raw)
         return
+    yield from builder.add(*_point_by_point(builder, row, where, labels, points))
+
+
+def _point_by_point(
+    builder: _ChunkBuilder,
+    row: PrometheusSeries,
+    where: str,
+    labels: dict[str, str],
+    points: list[tuple[str, object]],
+) -> tuple[PrometheusSeries | None, _Points]:
+    """The series' landed points, rejecting each bad one with its field; the series row
+    (first named by its first landed point), or None when no point lands."""
+    micros: list[int] = []
+    values: list[float] = []
+    lines: list[int] = []
     for offset, point in points:
-        result.records_read += 1
-        line = result.records_read
+        builder.line += 1
         try:
             sampled_at, value = _point(point)
         except ValueError as err:
-            result.reject(
-                line, f"{where}.{offset}", str(err), _json({"metric": labels, "value": point})
-            )
+            raw = _json({"metric": labels, "value": point})
+            builder.reject(builder.line, f"{where}.{offset}", str(err), raw)
             continue
-        table, row = make_row(sampled_at, value, line)
-        result.add(table, row)
+        micros.append((sampled_at - _EPOCH) // dt.timedelta(microseconds=1))
+        values.append(value)
+        lines.append(builder.line)
+    part = _Points(
+        row.series_key,
+        pa.array(micros, pa.int64()),
+        pa.array(values, pa.float64()),
+        pa.array(lines, pa.int64()),
+    )
+    if not lines:
+        return None, part
+    return dataclasses.replace(row, source_line=lines[0]), part
+
+
+def _is_plain_matrix(series: object, result_type: str) -> bool:
+    """A matrix series of string labels with a non-empty `values` list and no histograms:
+    what `_columns` may take whole."""
+    return (
+        result_type == "matrix"
+        and isinstance(series, dict)
+        and isinstance(series.get("values"), list)
+        and len(series["values"]) > 0
+        and "histograms" not in series
+        and isinstance(series.get("metric"), dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in series["metric"].items())
+    )
+
+
+def _whole(series: dict, where: str, first_line: int) -> tuple[PrometheusSeries, _Points] | None:
+    """A plain matrix series and all its points as columns; None when any part is bad (the
+    series is then read point by point, which names what is wrong)."""
+    try:
+        row = series_of(f"{where}.metric.", series["metric"], first_line)
+    except SeriesError:
+        return None
+    part = _columns(row.series_key, series["values"], first_line)
+    return None if part is None else (row, part)
+
+
+def _columns(key: str, values: list[object], first_line: int) -> _Points | None:
+    """Every point of a matrix series as columns, or None unless every one is good:
+    `[seconds, "finite number"]` pairs, times within the years 1..9999."""
+    try:
+        if sum(map(len, values)) != 2 * len(values):
+            return None
+        seconds = [p[0] for p in values]
+        texts = pa.array([p[1] for p in values], pa.string())
+        kinds = set(map(type, seconds))  # exactly: a bool is not a number of seconds here
+        if kinds == {int}:
+            times = pa.array(seconds, pa.int64())
+        elif kinds <= {int, float}:
+            times = pa.array(seconds, pa.float64())
+        else:
+            return None
+    except (TypeError, KeyError, IndexError, OverflowError, pa.ArrowException):
+        return None
+    if texts.null_count:
+        return None
+    low, high = pc.min_max(times).values()
+    if low.as_py() < _SECONDS[0] or high.as_py() > _SECONDS[1]:
+        return None
+    if times.type == pa.int64():
+        micros = pc.multiply(times, _MICROSECONDS)
+    else:
+        scaled = pc.round(pc.multiply(times, float(_MICROSECONDS)), round_mode="half_to_even")
+        micros = scaled.cast(pa.int64())
+    try:
+        numbers = texts.cast(pa.float64())
+    except pa.ArrowInvalid:
+        return None
+    if not pc.all(pc.is_finite(numbers)).as_py():
+        return None
+    lines = pa.array(np.arange(first_line, first_line + len(values), dtype=np.int64))
+    return _Points(key, micros, numbers, lines)
 
 
 def _points_of(series: object, result_type: str) -> list[tuple[str, object]] | None:
@@ -190,116 +309,6 @@ def _point(point: object) -> tuple[dt.datetime, float]:
     if not math.isfinite(value):
         raise ValueError(f"value {text!r} is not finite")
     return sampled_at, value
-
-
-def row_factory(prefix: str, labels: Mapping[str, str]) -> RowFactory:
-    """A function (sampled_at, value, line) -> (table, row) for this series' labels; a
-    rejection names a label as `prefix` + its name (`result[3].metric.UUID`)."""
-    name = labels.get("__name__")
-    if not name:
-        raise SeriesError(
-            f"{prefix}__name__",
-            "series has no metric name (an aggregated query?); query the raw exporter metric",
-        )
-    series_labels = _json(dict(sorted(labels.items())))
-    if name.startswith("DCGM_") or name.lower().startswith("dcgm_"):
-        return _gpu_factory(prefix, name, labels, series_labels)
-    server_metric = model_server_metric(name)
-    if server_metric is None:
-        raise SeriesError(
-            f"{prefix}__name__",
-            f"metric {name!r} is not a dcgm-exporter, vLLM or Triton metric",
-        )
-    server, metric = server_metric
-    model_labels, reason_labels = _MODEL_LABELS[server]
-
-    def model_server_row(sampled_at: dt.datetime, value: float, line: int) -> tuple[str, object]:
-        return MODEL_SERVER_SAMPLES_TABLE, ModelServerSample(
-            server=server,
-            metric=metric,
-            source_metric=name,
-            model=_label(labels, *model_labels),
-            model_version=_label(labels, "version"),
-            reason=_label(labels, *reason_labels),
-            engine=_label(labels, "engine"),
-            instance=_label(labels, "instance"),
-            sampled_at=sampled_at,
-            value=value,
-            series_labels=series_labels,
-            source_line=line,
-        )
-
-    return model_server_row
-
-
-def _gpu_factory(
-    prefix: str, name: str, labels: Mapping[str, str], series_labels: str
-) -> RowFactory:
-    gpu_uuid = _label(labels, "UUID", "uuid", "gpu_uuid")
-    if gpu_uuid is None:
-        raise SeriesError(
-            f"{prefix}UUID",
-            f"{name} series has no GPU UUID label (UUID or uuid); not a GPU sample",
-        )
-    metric = name.upper() if name.lower().startswith("dcgm_fi_") else name
-    fields = {
-        "gpu_index": _label(labels, "gpu"),
-        "gpu_instance_id": _label(labels, "GPU_I_ID"),
-        "gpu_instance_profile": _label(labels, "GPU_I_PROFILE"),
-        "hostname": _label(labels, "hostname", "Hostname"),
-        "model_name": _label(labels, "modelName"),
-        # exported_* wins: it is the exporter's own label when the scrape's target labels
-        # (the exporter pod) took the plain name.
-        "pod": _label(labels, "exported_pod", "pod", "pod_name"),
-        "namespace": _label(labels, "exported_namespace", "namespace", "pod_namespace"),
-        "container": _label(labels, "exported_container", "container", "container_name"),
-    }
-
-    def gpu_row(sampled_at: dt.datetime, value: float, line: int) -> tuple[str, object]:
-        return GPU_SAMPLES_TABLE, GpuSample(
-            metric=metric,
-            gpu_uuid=gpu_uuid,
-            sampled_at=sampled_at,
-            value=value,
-            series_labels=series_labels,
-            source_line=line,
-            **fields,
-        )
-
-    return gpu_row
-
-
-def model_server_metric(name: str) -> tuple[str, str] | None:
-    """(server, normalized metric) of a vLLM or Triton series name; None for other families.
-
-    vLLM: the `vllm:` prefix and a trailing `_total` go, V0 names map to V1
-    (`vllm:prompt_tokens_total` -> `prompt_tokens`, `vllm:gpu_cache_usage_perc` ->
-    `kv_cache_usage_perc`). Triton: per-model counters get short names
-    (`nv_inference_request_duration_us` -> `request_duration_us`), any other `nv_*` name
-    loses its prefix.
-    """
-    if name.startswith("vllm:"):
-        base = name.removeprefix("vllm:").removesuffix("_total")
-        for old, new in _VLLM_V0_NAMES.items():
-            if base == old or base.startswith(old + "_"):
-                base = new + base[len(old) :]
-        return ("vllm", base) if base else None
-    if name.startswith("nv_"):
-        base = name.removesuffix("_total")
-        return "triton", _TRITON_METRICS.get(base, base.removeprefix("nv_"))
-    return None
-
-
-def _label(labels: Mapping[str, str], *names: str) -> str | None:
-    """The first of `names` present (exact spelling first, then any letter case); "" is None."""
-    for name in names:
-        if name in labels:
-            return labels[name] or None
-    folded = {key.lower(): value for key, value in labels.items()}
-    for name in names:
-        if name.lower() in folded:
-            return folded[name.lower()] or None
-    return None
 
 
 def _json(value: object) -> str:

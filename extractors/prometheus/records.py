@@ -1,10 +1,14 @@
-"""Typed rows of the Prometheus source: DCGM exporter GPU samples and model-server counters.
+"""Typed rows of the Prometheus source: each series once, and its points.
 
-Both tables hold raw points as Prometheus returned them from `/api/v1/query_range`, one row
-per series per evaluation step, in the exporter's own units (MiB, W, %, ratio, microseconds):
-staging converts units once. Label sets are bounded by construction: the extractor queries
-raw exporter series by metric name (GPU, MIG instance, pod, model, engine, finish reason),
-never per-request series, and nothing here aggregates by an unbounded label.
+A series is one label set of a dcgm-exporter (`DCGM_FI_*`), vLLM (`vllm:*`) or Triton
+(`nv_*`) metric as Prometheus returned it from `/api/v1/query_range` (or a scrape listed
+it): `prometheus_series` holds its labels once per batch, keyed by `series_key`, a hash of
+the sorted label set (the same series has the same key in every batch), with the labels
+staging needs already picked out. `prometheus_points` holds the points, one row per series
+per evaluation step, in the exporter's own units (MiB, W, %, ratio, microseconds): staging
+converts units once. Label sets are bounded by construction: the extractor queries raw
+exporter series by metric name (GPU, MIG instance, pod, model, engine, finish reason), never
+per-request series, and nothing here aggregates by an unbounded label.
 """
 
 from __future__ import annotations
@@ -12,58 +16,58 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-GPU_SAMPLES_TABLE = "prometheus_gpu_samples"
-MODEL_SERVER_SAMPLES_TABLE = "prometheus_model_server_samples"
+SERIES_TABLE = "prometheus_series"
+POINTS_TABLE = "prometheus_points"
 
 
 @dataclass(frozen=True)
-class GpuSample:
-    """One point of one dcgm-exporter series (`DCGM_FI_*`), value in the exporter's unit.
+class PrometheusSeries:
+    """One series of a batch: its exporter, normalized metric and the labels staging reads.
 
-    MIG series carry the parent GPU's UUID plus `gpu_instance_id`; device-level fields
-    (power, energy, clocks) are repeated by DCGM on every instance of the GPU.
+    dcgm series name a GPU (MIG series carry the parent GPU's UUID plus `gpu_instance_id`;
+    device-level fields such as power are repeated by DCGM on every instance of the GPU);
+    vLLM and Triton series name a model. `metric` is the normalized name: DCGM's in upper
+    case; a model server's without its prefix and a counter's `_total` suffix, vLLM V0 names
+    mapped to their V1 names (`prompt_tokens`, `request_success`, `request_duration_us`).
     """
 
-    metric: str  # DCGM_FI_PROF_GR_ENGINE_ACTIVE, DCGM_FI_DEV_FB_USED, ...
-    gpu_uuid: str  # label UUID, or uuid (--use-old-namespace); the parent GPU for MIG
-    gpu_index: str | None  # label gpu
-    gpu_instance_id: str | None  # label GPU_I_ID (MIG only)
-    gpu_instance_profile: str | None  # label GPU_I_PROFILE (MIG only), "1g.10gb"
-    hostname: str | None  # label Hostname (exporter < 2026-05) or hostname
-    model_name: str | None  # label modelName, "NVIDIA H100 80GB HBM3"
-    pod: str | None  # pod / pod_name (old namespace) / exported_pod (scrape label clash)
-    namespace: str | None
-    container: str | None
-    sampled_at: dt.datetime  # the query's evaluation step, UTC
-    value: float
-    series_labels: str  # every label of the series, JSON with sorted keys
-    source_line: int  # 1-based position of the point in the response (series, then values)
-
-
-@dataclass(frozen=True)
-class ModelServerSample:
-    """One point of one vLLM (`vllm:*`) or Triton (`nv_*`) series, value as exported.
-
-    `metric` is the normalized name: the prefix and a counter's `_total` suffix removed and
-    vLLM V0 names mapped to their V1 names (`prompt_tokens`, `generation_tokens`,
-    `request_success`, `request_failure`, `request_duration_us`, ...).
-    """
-
-    server: str  # vllm | triton
+    series_key: str  # sha256 of series_labels, first 24 hex digits
+    exporter: str  # dcgm | vllm | triton
     metric: str
     source_metric: str  # the series' __name__ as stored by Prometheus
+    gpu_uuid: str | None  # dcgm: label UUID, or uuid (--use-old-namespace); MIG: the parent
+    gpu_index: str | None  # dcgm: label gpu
+    gpu_instance_id: str | None  # dcgm: label GPU_I_ID (MIG only)
+    gpu_instance_profile: str | None  # dcgm: label GPU_I_PROFILE (MIG only), "1g.10gb"
+    hostname: str | None  # dcgm: label Hostname (exporter < 2026-05) or hostname
+    model_name: str | None  # dcgm: label modelName, "NVIDIA H100 80GB HBM3"
+    pod: str | None  # dcgm: pod / pod_name (old namespace) / exported_pod (scrape clash)
+    namespace: str | None
+    container: str | None
     model: str | None  # vLLM model_name (model when Triton re-exports it); Triton model
     model_version: str | None  # label version: Triton's (and vLLM re-exported by Triton)
     reason: str | None  # vLLM finished_reason; Triton failure reason
     engine: str | None  # vLLM V1 engine (data-parallel rank)
     instance: str | None  # Prometheus target instance
-    sampled_at: dt.datetime
+    series_labels: str  # every label of the series, JSON with sorted keys
+    source_line: int  # the record (point) of the batch that first named the series
+
+
+@dataclass(frozen=True)
+class PrometheusPoint:
+    """One point of one series, value as exported."""
+
+    series_key: str
+    sampled_at: dt.datetime  # the query's evaluation step (or the scrape's time), UTC
     value: float
-    series_labels: str
-    source_line: int
+    source_line: int  # the point's record number in the batch (see extractors.prometheus.parse)
 
 
 RAW_TABLES: dict[str, type] = {
-    GPU_SAMPLES_TABLE: GpuSample,
-    MODEL_SERVER_SAMPLES_TABLE: ModelServerSample,
+    SERIES_TABLE: PrometheusSeries,
+    POINTS_TABLE: PrometheusPoint,
+}
+# a series held back holds back its points
+QUARANTINED_WITH: dict[str, tuple[str, tuple[str, ...]]] = {
+    POINTS_TABLE: (SERIES_TABLE, ("series_key",))
 }

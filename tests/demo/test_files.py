@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from extractors.nvml.parse import parse_nvml_jsonl
-from extractors.prometheus.parse import parse_query_range
 from extractors.records import ParseResult
 from extractors.requests.parse import parse_requests_jsonl
 from extractors.slurm.parse import parse_sacct_text
@@ -22,6 +21,7 @@ from extractors.vgpu.parse import parse_vgpu_jsonl
 from gpuledger.demo import DemoFiles, generate
 from gpuledger.demo.constants import FIRST_SUBMIT
 from tests.demo.evidence import EXTRACTED, file_bytes, parsed, policy_rows
+from tests.extractors.prometheus_samples import parse_text
 
 WATCH_START = FIRST_SUBMIT.replace(tzinfo=None)  # when kubectl listed the namespaces
 
@@ -96,7 +96,7 @@ def test_files_of_every_source(demo: DemoFiles) -> None:
         ("sacct_files", lambda text: parse_sacct_text(text, cluster=None, timezone="UTC")),
         ("vgpu_files", parse_vgpu_jsonl),
         ("nvml_files", parse_nvml_jsonl),
-        ("prometheus_files", parse_query_range),
+        ("prometheus_files", parse_text),
         ("request_files", parse_requests_jsonl),
     ],
 )

@@ -6,16 +6,15 @@ from __future__ import annotations
 import collections
 import json
 
-from extractors.prometheus.parse import parse_query_range
 from gpuledger.demo import DemoFiles
 from tests.demo.evidence import Kube, parsed
+from tests.extractors.prometheus_samples import gpu_rows, parse_text, server_rows
 
 
 def test_dcgm_series_name_the_pods_on_each_device(
     demo: DemoFiles, kube: Kube, inventory: dict[str, list[str]]
 ) -> None:
-    result = parsed(demo.prometheus_files, parse_query_range)
-    samples = result.tables["prometheus_gpu_samples"]
+    samples = gpu_rows(parsed(demo.prometheus_files, parse_text))
     assert {s.metric for s in samples} == {
         "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
         "DCGM_FI_DEV_FB_USED",
@@ -47,8 +46,7 @@ def test_dcgm_series_name_the_pods_on_each_device(
 
 
 def test_vllm_counters_count_the_gateway_requests(demo: DemoFiles, requests_log: list) -> None:
-    result = parsed(demo.prometheus_files, parse_query_range)
-    samples = result.tables["prometheus_model_server_samples"]
+    samples = server_rows(parsed(demo.prometheus_files, parse_text))
     assert {(s.server, s.model) for s in samples} == {("vllm", "llama-3-70b")}
     series = collections.defaultdict(list)
     for sample in samples:

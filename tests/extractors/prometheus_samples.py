@@ -8,17 +8,19 @@ dropped (Prometheus stores no empty labels), the value text kept as it is.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
-from extractors.prometheus.parse import parse_query_range
+from extractors.prometheus.parse import CHUNK_POINTS, parse_query_range
 from extractors.prometheus.records import (
-    GPU_SAMPLES_TABLE,
-    MODEL_SERVER_SAMPLES_TABLE,
-    GpuSample,
-    ModelServerSample,
+    POINTS_TABLE,
+    SERIES_TABLE,
+    PrometheusPoint,
+    PrometheusSeries,
 )
 from extractors.records import ParseResult
 
@@ -55,20 +57,54 @@ def scrape_as_query_range(text: str, job: str) -> str:
     return json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}})
 
 
+def parse_text(text: str, chunk_points: int = CHUNK_POINTS) -> ParseResult:
+    """Every chunk of the streaming parser on `text`, gathered: the series and point rows
+    (each series once), the rejections and the records read."""
+    result = ParseResult()
+    for chunk in parse_query_range([text.encode("utf-8")], chunk_points=chunk_points):
+        for series in chunk.series:
+            result.add(SERIES_TABLE, series)
+        for point in chunk.points.to_pylist():
+            result.add(POINTS_TABLE, PrometheusPoint(**point))
+        result.rejected.extend(chunk.rejected)
+        result.records_read += chunk.records_read
+    return result
+
+
 def parse_scrape(name: str, job: str = "exporter") -> ParseResult:
-    return parse_query_range(scrape_as_query_range((REAL / name).read_text("utf-8"), job))
+    return parse_text(scrape_as_query_range((REAL / name).read_text("utf-8"), job))
 
 
-def gpu_rows(result: ParseResult) -> list[GpuSample]:
-    return result.tables.get(GPU_SAMPLES_TABLE, [])  # type: ignore[return-value]
+def samples(result: ParseResult) -> list[SimpleNamespace]:
+    """Each landed point with its series' fields (`server` is the exporter), as staging
+    joins them."""
+    series: dict[str, PrometheusSeries] = {
+        s.series_key: s
+        for s in result.tables.get(SERIES_TABLE, [])  # type: ignore[attr-defined]
+    }
+    assert len(series) == len(result.tables.get(SERIES_TABLE, [])), "each series once"
+    joined = []
+    for point in result.tables.get(POINTS_TABLE, []):
+        fields = dataclasses.asdict(series[point.series_key])  # type: ignore[attr-defined]
+        joined.append(
+            SimpleNamespace(
+                **fields | dataclasses.asdict(point),  # type: ignore[call-overload]
+                server=fields["exporter"],
+            )
+        )
+    return joined
 
 
-def server_rows(result: ParseResult) -> list[ModelServerSample]:
-    return result.tables.get(MODEL_SERVER_SAMPLES_TABLE, [])  # type: ignore[return-value]
+def gpu_rows(result: ParseResult) -> list[SimpleNamespace]:
+    return [row for row in samples(result) if row.exporter == "dcgm"]
+
+
+def server_rows(result: ParseResult) -> list[SimpleNamespace]:
+    return [row for row in samples(result) if row.exporter != "dcgm"]
 
 
 def assert_nothing_lost(result: ParseResult) -> None:
     """Every point counted once, and either landed or rejected (never both, never neither)."""
-    landed = [row.source_line for rows in result.tables.values() for row in rows]  # type: ignore[attr-defined]
+    landed = [point.source_line for point in result.tables.get(POINTS_TABLE, [])]  # type: ignore[attr-defined]
     rejected = [r.line for r in result.rejected]
     assert sorted(landed + rejected) == list(range(1, result.records_read + 1))

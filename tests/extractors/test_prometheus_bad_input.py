@@ -9,8 +9,13 @@ import re
 
 import pytest
 
-from extractors.prometheus.parse import parse_query_range
-from tests.extractors.prometheus_samples import SCRAPED, SCRAPED_AT, assert_nothing_lost, gpu_rows
+from tests.extractors.prometheus_samples import (
+    SCRAPED,
+    SCRAPED_AT,
+    assert_nothing_lost,
+    gpu_rows,
+    parse_text,
+)
 
 # --- bad input -------------------------------------------------------------------------------
 
@@ -41,7 +46,7 @@ TOO_MANY_POINTS = (
 )
 def test_whole_file_errors(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
-        parse_query_range(text)
+        parse_text(text)
 
 
 GPU = {"__name__": "DCGM_FI_DEV_POWER_USAGE", "UUID": "GPU-1"}
@@ -125,7 +130,7 @@ def test_bad_points_are_quarantined(series: object, field: str, reason: str) -> 
     text = json.dumps(
         {"status": "success", "data": {"resultType": "matrix", "result": [series, good]}}
     )
-    result = parse_query_range(text)
+    result = parse_text(text)
     (rejected,) = result.rejected
     assert (rejected.line, rejected.field) == (1, field)
     assert reason in rejected.reason
@@ -147,7 +152,7 @@ def test_vector_result_and_fractional_timestamps() -> None:
             },
         }
     )
-    result = parse_query_range(text)
+    result = parse_text(text)
     (row,) = gpu_rows(result)
     assert (row.sampled_at, row.value) == (SCRAPED + dt.timedelta(milliseconds=250), 109.857)
     assert result.rejected[0].field == "result[1].value"

@@ -117,7 +117,7 @@ def test_file_lands_once_and_quarantines_with_its_place(tmp_path: Path, home: Pa
     path.write_text(response([[T0, "1024"], [T0 + 60, "NaN"], [T0 + 120, "2048"]]))
     first = ingest_file(home, path)
     assert (first.records_read, first.records_landed, first.records_quarantined) == (3, 2, 1)
-    assert first.rows_by_table == {"prometheus_gpu_samples": 2}
+    assert first.rows_by_table == {"prometheus_series": 1, "prometheus_points": 2}
     assert first.rejected[0].field == "result[0].values[1]"
     again = ingest_file(home, path)
     assert again.already_landed and again.batch_id == first.batch_id

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from extractors.prometheus.parse import model_server_metric, parse_query_range
+from extractors.prometheus.series import model_server_metric
 from extractors.records import ParseResult
 from tests.extractors.prometheus_samples import (
     REAL,
@@ -17,6 +17,7 @@ from tests.extractors.prometheus_samples import (
     assert_nothing_lost,
     gpu_rows,
     parse_scrape,
+    parse_text,
     scrape_as_query_range,
     server_rows,
 )
@@ -137,7 +138,10 @@ def test_the_exporter_error_value_is_quarantined_with_its_place(a800: ParseResul
     assert len(a800.rejected) == 2
     for rejected in a800.rejected:
         assert re.fullmatch(r"result\[\d+\]\.values\[0\]", rejected.field)
-        assert rejected.reason == "value 'ERROR - FAILED TO CONVERT TO STRING' is not a number"
+        assert rejected.reason == (
+            "value 'ERROR - FAILED TO CONVERT TO STRING' is not a number"
+            " (its line is its point's number in the response, counting series in order)"
+        )
         point = json.loads(rejected.raw)
         assert point["metric"]["__name__"] == "DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION"
         assert point["metric"]["GPU_I_ID"] in ("3", "5")
@@ -147,13 +151,12 @@ def test_lowercase_hostname_of_the_current_exporter() -> None:
     """The exporter's own rendering after the Hostname -> hostname rename. Its test counter
     is TEST_METRIC (another family: quarantined); under a real field name the line lands."""
     text = (REAL / "dcgm-exporter/dcgm-exporter_server_test_expected_response.prom").read_text()
-    as_is = parse_query_range(scrape_as_query_range(text, "dcgm"))
-    assert (
-        as_is.rejected[0].reason
-        == "metric 'TEST_METRIC' is not a dcgm-exporter, vLLM or Triton metric"
+    as_is = parse_text(scrape_as_query_range(text, "dcgm"))
+    assert as_is.rejected[0].reason.startswith(
+        "metric 'TEST_METRIC' is not a dcgm-exporter, vLLM or Triton metric ("
     )
     renamed = text.replace("TEST_METRIC", "DCGM_FI_DEV_GPU_UTIL")
-    (row,) = gpu_rows(parse_query_range(scrape_as_query_range(renamed, "dcgm")))
+    (row,) = gpu_rows(parse_text(scrape_as_query_range(renamed, "dcgm")))
     assert (row.hostname, row.gpu_uuid, row.model_name, row.value) == (
         "testhost",
         "GPU-00000000-0000-0000-0000-000000000000",
@@ -201,7 +204,7 @@ def one_series(labels: dict[str, str], values: list[list[object]] | None = None)
 )
 def test_label_variants(labels: dict[str, str], expected: tuple[str | None, ...]) -> None:
     text = one_series({"__name__": "DCGM_FI_DEV_FB_USED", **labels})
-    (row,) = gpu_rows(parse_query_range(text))
+    (row,) = gpu_rows(parse_text(text))
     assert (row.gpu_uuid, row.hostname, row.pod, row.namespace, row.container) == expected
 
 
@@ -209,7 +212,7 @@ def test_lowercased_dcgm_names_are_normalised() -> None:
     text = one_series(
         {"__name__": "dcgm_fi_prof_gr_engine_active", "uuid": "gpu-1", "gpu_i_id": "12"}
     )
-    (row,) = gpu_rows(parse_query_range(text))
+    (row,) = gpu_rows(parse_text(text))
     assert (row.metric, row.gpu_instance_id) == ("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "12")
 
 

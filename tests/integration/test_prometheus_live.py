@@ -279,8 +279,8 @@ def test_live_ingest_splits_resumes_and_builds_the_generated_values(
     expected = {hour: tuple(v[c] for c in columns) for hour, v in fleet.usage.items()}
     assert {r[0]: tuple(r[1:]) for r in usage} == expected
 
-    raw = pq.read_table(home / "raw" / "prometheus_model_server_samples").to_pylist()
-    assert {r["engine"] for r in raw} == {"0", "1"}  # raw per engine, summed in staging
+    raw = pq.read_table(home / "raw" / "prometheus_series").to_pylist()
+    assert {r["engine"] for r in raw if r["exporter"] == "vllm"} == {"0", "1"}  # summed in staging
 
 
 def _get(url: str, query: str, start: int, end: int) -> bytes:

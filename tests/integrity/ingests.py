@@ -35,6 +35,17 @@ def rows_of(home: Path, table: str, file: Path) -> list[dict]:
     return pq.read_table(path).to_pylist() if path.exists() else []
 
 
+def prometheus_samples_of(home: Path, file: Path, exporters: set[str]) -> list[dict]:
+    """The points `file`'s batch landed, each with its series' fields (`server` is the
+    exporter), of series from `exporters` (dcgm, vllm, triton)."""
+    series = {s["series_key"]: s for s in rows_of(home, "prometheus_series", file)}
+    return [
+        series[p["series_key"]] | p | {"server": series[p["series_key"]]["exporter"]}
+        for p in rows_of(home, "prometheus_points", file)
+        if series[p["series_key"]]["exporter"] in exporters
+    ]
+
+
 def quarantine_of(home: Path, file: Path) -> list[dict]:
     return rows_of(home, "quarantine", file)
 

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, run_cli, sql, write_policy
-from tests.integrity.ingests import counts_of, manifest_of, quarantine_of, rows_of
+from tests.integrity.ingests import (
+    counts_of,
+    manifest_of,
+    prometheus_samples_of,
+    quarantine_of,
+    rows_of,
+)
 
 EXTERNAL = FIXTURES / "real" / "external"
 GCM = EXTERNAL / "slurm" / "gcm_sacct_delim-pipehash_multiline-submitline.txt"
@@ -196,7 +202,7 @@ def test_triton_exported_vllm_lands_with_its_model_and_tokens(home: Path) -> Non
     assert "warning: 6 elided line(s) '...' are not samples (lines 12, 19, 26, 33, 40, 47)" in (
         result.stdout
     )
-    rows = rows_of(home, "prometheus_model_server_samples", TRITON_VLLM)
+    rows = prometheus_samples_of(home, TRITON_VLLM, {"vllm", "triton"})
     assert {(r["server"], r["model"], r["model_version"]) for r in rows} == {
         ("vllm", "vllm_model", "1")
     }
@@ -221,7 +227,7 @@ def test_dcgm_issue512_mig_instances_with_and_without_pods(home: Path) -> None:
         == 0
     )
     assert counts_of(home, ISSUE_512) == (3, 3, 0)
-    rows = {r["gpu_instance_id"]: r for r in rows_of(home, "prometheus_gpu_samples", ISSUE_512)}
+    rows = {r["gpu_instance_id"]: r for r in prometheus_samples_of(home, ISSUE_512, {"dcgm"})}
     assert set(rows) == {"7", "8", "9"}
     assert {
         (r["metric"], r["gpu_index"], r["gpu_instance_profile"], r["value"]) for r in rows.values()
@@ -241,7 +247,7 @@ def test_dcgm_a100_whole_gpu_and_mig_instance_series(home: Path) -> None:
         == 0
     )
     assert counts_of(home, A100_MIG) == (21, 21, 0)
-    rows = rows_of(home, "prometheus_gpu_samples", A100_MIG)
+    rows = prometheus_samples_of(home, A100_MIG, {"dcgm"})
     assert len({r["metric"] for r in rows}) == 17
     assert {(r["gpu_uuid"], r["gpu_index"]) for r in rows} == {
         ("GPU-34319582-d595-d1c7-d1d2-179bcfa61660", "0")

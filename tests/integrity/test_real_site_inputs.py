@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, REAL_SLURM, run_cli, sql, write_inventory, write_policy
-from tests.integrity.ingests import batches_of, counts_of, manifest_of, quarantine_of, rows_of
+from tests.integrity.ingests import (
+    batches_of,
+    counts_of,
+    manifest_of,
+    prometheus_samples_of,
+    quarantine_of,
+    rows_of,
+)
 from tests.orchestration.conftest import BASE_POLICY
 
 XDMOD = REAL_SLURM / "slurm22.05_sacct_xdmod_fields.txt"  # 26 fields, no header
@@ -330,7 +337,7 @@ def test_exposition_samples_with_timestamps_need_no_scrape_time(tmp_path: Path, 
     result = ingest(home, "prometheus", "--file", str(stamped))
     assert result.exit_code == 0, result.stderr
     assert counts_of(home, stamped) == (3, 3, 0)
-    times = {r["sampled_at"] for r in rows_of(home, "prometheus_gpu_samples", stamped)}
+    times = {r["sampled_at"] for r in prometheus_samples_of(home, stamped, {"dcgm"})}
     assert times == {dt.datetime(2025, 8, 19)}
 
 

@@ -13,11 +13,39 @@
     GPU-level series if the exporter sent one, else the lowest-numbered instance's copy.
     A parent row has no activity or framebuffer, so sums over rows never count one twice.
 
-    A point landed twice (overlapping chunks or files) counts once: the latest extraction. -#}
+    Points name their series (its labels landed once per batch); a point landed twice
+    (overlapping chunks or files) counts once: the latest extraction. -#}
 with
 
+series as (
+    select * from {{ source('prometheus', 'prometheus_series') }}
+),
+
+points as (
+    select * from {{ source('prometheus', 'prometheus_points') }}
+),
+
 samples as (
-    select * from {{ source('prometheus', 'prometheus_gpu_samples') }}
+    select
+        points.batch_id,
+        points.source_line,
+        points.sampled_at,
+        points.value,
+        series.metric,
+        series.gpu_uuid,
+        series.gpu_instance_id,
+        series.gpu_instance_profile,
+        series.hostname,
+        series.model_name,
+        series.pod,
+        series.namespace,
+        series.container
+    from points
+    inner join series
+        on
+            points.batch_id = series.batch_id
+            and points.series_key = series.series_key
+    where series.exporter = 'dcgm'
 ),
 
 activity_samples as (
@@ -30,7 +58,7 @@ activity_samples as (
     )
 ),
 
-points as (
+latest_points as (
     {{ gpuledger.latest_landed(
         'activity_samples', key=['metric', 'gpu_uuid', "coalesce(gpu_instance_id, '')", 'sampled_at']
     ) }}
@@ -51,7 +79,7 @@ per_series_time as (
         max(case when metric = 'DCGM_FI_DEV_GPU_UTIL' then value end) as gpu_util_percent,
         max(case when metric = 'DCGM_FI_DEV_FB_USED' then value end) as fb_used_mib,
         max(case when metric = 'DCGM_FI_DEV_POWER_USAGE' then value end) as power_usage_watts
-    from points
+    from latest_points
     group by gpu_uuid, gpu_instance_id, sampled_at
 ),
 

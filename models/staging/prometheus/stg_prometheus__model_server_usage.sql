@@ -13,11 +13,37 @@
     extractor already maps V0-only names). Triton: request_success and request_failure
     (every reason); durations are cumulative microseconds, converted to seconds here.
 
-    A point landed twice (overlapping chunks or files) counts once: the latest extraction. -#}
+    Points name their series (its labels landed once per batch, keyed by a hash of the label
+    set); a point landed twice (overlapping chunks or files) counts once: the latest
+    extraction. -#}
 with
 
+series as (
+    select * from {{ source('prometheus', 'prometheus_series') }}
+),
+
+points as (
+    select * from {{ source('prometheus', 'prometheus_points') }}
+),
+
 samples as (
-    select * from {{ source('prometheus', 'prometheus_model_server_samples') }}
+    select
+        points.batch_id,
+        points.source_line,
+        points.sampled_at,
+        points.value,
+        series.series_key,
+        series.exporter,
+        series.metric,
+        series.model,
+        series.model_version,
+        series.reason
+    from points
+    inner join series
+        on
+            points.batch_id = series.batch_id
+            and points.series_key = series.series_key
+    where series.exporter in ('vllm', 'triton')
 ),
 
 counter_samples as (
@@ -34,20 +60,20 @@ counter_samples as (
     )
 ),
 
-points as (
-    {{ gpuledger.latest_landed('counter_samples', key=['series_labels', 'sampled_at']) }}
+latest_points as (
+    {{ gpuledger.latest_landed('counter_samples', key=['series_key', 'sampled_at']) }}
 ),
 
 with_previous as (
     select
         *,
-        lag(value) over (partition by series_labels order by sampled_at) as previous_value
-    from points
+        lag(value) over (partition by series_key order by sampled_at) as previous_value
+    from latest_points
 ),
 
 increases as (
     select
-        server,
+        exporter,
         metric,
         model,
         model_version,
@@ -64,16 +90,16 @@ increases as (
 classified as (
     select
         *,
-        (server = 'vllm' and metric = 'request_success' and coalesce(reason, 'stop') in ('stop', 'length'))
-        or (server = 'triton' and metric = 'request_success') as is_success,
-        (server = 'vllm' and metric = 'request_success' and coalesce(reason, 'stop') not in ('stop', 'length'))
-        or (server = 'triton' and metric = 'request_failure') as is_failure
+        (exporter = 'vllm' and metric = 'request_success' and coalesce(reason, 'stop') in ('stop', 'length'))
+        or (exporter = 'triton' and metric = 'request_success') as is_success,
+        (exporter = 'vllm' and metric = 'request_success' and coalesce(reason, 'stop') not in ('stop', 'length'))
+        or (exporter = 'triton' and metric = 'request_failure') as is_failure
     from increases
 ),
 
 hourly as (
     select
-        server as server_name,
+        exporter as server_name,
         model as model_name,
         model_version,
         hour_start_at,
@@ -88,7 +114,7 @@ hourly as (
         sum(case when metric = 'compute_infer_duration_us' then increase end)
         / 1000000.0 as compute_infer_duration_seconds
     from classified
-    group by server, model, model_version, hour_start_at
+    group by exporter, model, model_version, hour_start_at
 ),
 
 final as (
