@@ -12,6 +12,7 @@ every GPU (GR engine activity, framebuffer, power) and the model server's vLLM c
 the gateway's request log. Every step is the CLI a user runs, in a subprocess, timed with its
 peak RSS:
 
+0. `gpuledger ingest --help`: what every command pays before it reads a byte;
 1. `gpuledger ingest` of each source for days 1..--days of 2026-10 (read at the month's end);
 2. `gpuledger close --period 2026-10`;
 3. the floor: one DuckDB pass rolling the landed DCGM points up by GPU, metric and hour;
@@ -141,6 +142,10 @@ def run(args: argparse.Namespace) -> Result:
     bench = Bench(args.workdir, write_policy(args.workdir / "policy", args.gpus, expected))
     files_dir = args.workdir / "files"
     files_dir.mkdir(parents=True)
+    startup = bench.record(
+        run_command("CLI start-up (ingest --help)", [*bench.cli, "ingest", "--help"],
+                    bench.workdir / "logs" / "startup.log")
+    )  # fmt: skip
     inventory = files_dir / "inventory.csv"
     write_inventory(inventory, fleet)
     bench.ingest("inventory", [inventory], first)
@@ -166,6 +171,7 @@ def run(args: argparse.Namespace) -> Result:
     return Result(
         gpus=args.gpus,
         days=len(months[0]),
+        startup_seconds=startup.seconds,
         runs=month.records["slurm"] // 3 + month.records.get("kubernetes", 0) // 3,
         prometheus=by_source["prometheus"],
         sacct=by_source["slurm"],

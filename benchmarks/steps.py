@@ -1,13 +1,12 @@
-"""One benchmark step: a command a user runs, in a subprocess, timed wall-clock with its peak
-resident memory (the largest of the process and the children it waited for, from
-`os.wait4`), and for an ingest what its batches' manifests say it read, landed and held
-back."""
+"""One benchmark step: a command a user runs, in a subprocess, timed wall-clock with the peak
+resident memory of its process tree (`benchmarks.measure`), and for an ingest what its
+batches' manifests say it read, landed and held back."""
 
 from __future__ import annotations
 
-import os
+import json
 import subprocess
-import time
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,18 +43,18 @@ class Step:
 
 
 def run_command(name: str, argv: Sequence[str], log: Path) -> Step:
-    """Run `argv` with its output to `log`; raises StepFailed when it fails."""
+    """Run `argv` (through `benchmarks.measure`) with its output to `log`; raises StepFailed
+    when it fails."""
     log.parent.mkdir(parents=True, exist_ok=True)
+    measured = log.with_suffix(".measure.json")
+    launcher = [sys.executable, "-m", "benchmarks.measure", str(measured), "--", *argv]
     with log.open("w") as out:
-        started = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
+        code = subprocess.call(launcher, stdout=out, stderr=subprocess.STDOUT)
+    if code != 0:
         tail = log.read_text(errors="replace")[-3000:]
-        raise StepFailed(f"{name}: exit {process.returncode} ({' '.join(argv[:6])} ...)\n{tail}")
-    return Step(name, seconds, usage.ru_maxrss / 1024)
+        raise StepFailed(f"{name}: exit {code} ({' '.join(argv[:6])} ...)\n{tail}")
+    figures = json.loads(measured.read_text())
+    return Step(name, figures["seconds"], figures["peak_rss_kib"] / 1024)
 
 
 def manifests(home: Path) -> set[Path]:
