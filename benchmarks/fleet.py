@@ -35,6 +35,7 @@ SERVED_MODEL = "llama-3-70b"
 FIRST_DAY = dt.datetime(2026, 10, 1)
 FLEET_SINCE = dt.datetime(2026, 1, 1)
 EPOCH = dt.datetime(1970, 1, 1)
+MAX_RUNS_PER_LANE_DAY = 360  # each run at least 2 minutes of its 4-minute slot
 
 
 def day_seed(seed: int, *parts: object) -> random.Random:
@@ -104,12 +105,9 @@ class Fleet:
         ordinal = (day - FIRST_DAY).days
         per_day = len(self.nodes) * len(LANES) * self.runs_per_lane_day
         for lane, (first, size) in enumerate(LANES):
-            base = (
-                10_000
-                + ordinal * per_day
-                + (node.index * len(LANES) + lane) * (self.runs_per_lane_day)
-            )
-            if lane == 0 and node == self.kubernetes_nodes[0]:
+            base = 10_000 + ordinal * per_day
+            base += (node.index * len(LANES) + lane) * self.runs_per_lane_day
+            if lane == 0 and self.kubernetes_nodes[:1] == (node,):
                 yield self._serving_run(base, day, node, first, size)
                 continue
             yield from self._lane_runs(base, day, node, lane, first, size)
@@ -124,7 +122,7 @@ class Fleet:
         unmapped = "unmapped" if node.scheduler == "slurm" else "scratch"
         for number in range(count):
             slot_start = number * slot
-            start = slot_start + int(rng.uniform(0.02, 0.1) * slot) + 1
+            start = slot_start + int(rng.uniform(0.02, 0.1) * slot) + 10
             end = slot_start + slot - int(rng.uniform(0.02, 0.2) * slot) - 1
             owner = unmapped if rng.random() < UNMAPPED_SHARE else rng.choice(owners)
             state = "FAILED" if rng.random() < 0.05 else "COMPLETED"
@@ -171,5 +169,6 @@ def make_fleet(gpus: int, runs_per_gpu_day: float, seed: int) -> Fleet:
         address = f"10.{index // 65536 % 256}.{index // 256 % 256}.{index % 256}"
         uuids = tuple(gpu_uuid(seed, name, i) for i in range(GPUS_PER_NODE))
         nodes.append(Node(name, index, scheduler, address, uuids))
-    per_lane = max(1, round(runs_per_gpu_day * GPUS_PER_NODE / len(LANES)))
+    per_lane = round(runs_per_gpu_day * GPUS_PER_NODE / len(LANES))
+    per_lane = min(MAX_RUNS_PER_LANE_DAY, max(1, per_lane))
     return Fleet(seed, tuple(nodes), per_lane)

@@ -59,7 +59,7 @@ def test_every_generated_record_lands(tmp_path: Path) -> None:
     for source, paths, options in calls:
         extra = ["--cluster", CLUSTER] if source == "kubernetes" else []
         result = run_cli(home, None, "ingest", source, "--file", *map(str, paths), *extra, *options)
-        assert result.code == 0, result.err
+        assert result.exit_code == 0, result.stderr
     landed = _landed(home)
     expected = {
         "inventory": inventory_rows,
