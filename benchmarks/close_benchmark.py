@@ -131,10 +131,10 @@ class Bench:
 
 
 def run(args: argparse.Namespace) -> Result:
-    fleet = make_fleet(args.gpus, args.jobs / (args.gpus * args.days), args.seed)
-    shutil.rmtree(args.workdir, ignore_errors=True)
     first, second = FIRST_DAY, next_month(FIRST_DAY)
     months = [month_days(first, args.days), month_days(second, args.days)][: args.months]
+    fleet = make_fleet(args.gpus, args.jobs / (args.gpus * len(months[0])), args.seed)
+    shutil.rmtree(args.workdir, ignore_errors=True)
     whole_months = all(len(d) == calendar.monthrange(d[0].year, d[0].month)[1] for d in months)
     expected = ["slurm", "prometheus"]
     if fleet.kubernetes_nodes:
