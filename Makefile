@@ -56,9 +56,12 @@ pytest: $(STAMP) $(FOCUS_STAMP)
 clean:
 	rm -rf $(VENV) $(FOCUS_VENV) .gpuledger .gpuledger-demo $(TEST_HOME) target logs
 
-# Speed and memory of the close on a synthetic fleet month (results: benchmarks/results.md).
+# A fleet month through the real formats and `gpuledger ingest`, its close, the DuckDB floor
+# and a daily run (results: benchmarks/results.md). The 4,096-GPU month writes ~20 GB under
+# /tmp/gpuledger-bench; `make bench BENCH_ARGS="--gpus 64 --days 2"` is a quick run.
+BENCH_ARGS ?= --gpus 4096 --days 31
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks.close_benchmark --gpus 4096 --jobs 1000000
+	$(BIN)/python -m benchmarks.close_benchmark $(BENCH_ARGS)
 
 # The Dagster UI (dagster dev) on http://127.0.0.1:3000 over UI_HOME (default: $GPULEDGER_HOME,
 # else the demo's home); DAGSTER_HOME is UI_HOME/dagster. README "Running the close from the UI".
