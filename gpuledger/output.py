@@ -6,9 +6,12 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from extractors.landing import LandingReport
-from gpuledger.runs import CloseOutcome
+
+if TYPE_CHECKING:
+    from gpuledger.runs import CloseOutcome
 
 QUARANTINE_LINES_SHOWN = 20
 
