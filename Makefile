@@ -5,12 +5,29 @@ BIN       := $(VENV)/bin
 STAMP     := $(VENV)/.installed
 TEST_HOME ?= $(CURDIR)/.gpuledger-test
 
-.PHONY: demo test lint dbt-test pytest clean bench
+.PHONY: demo test lint dbt-test pytest clean bench focus-validate
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
 	touch $(STAMP)
+
+# The FinOps Foundation's FOCUS validator in its own environment (numpy<2, pandas<3), built
+# once: tests/e2e/test_focus_export.py runs it on the exports (scripts/focus_validator/).
+FOCUS_VENV  ?= .venv-focus
+FOCUS_STAMP := $(FOCUS_VENV)/.installed
+
+$(FOCUS_STAMP): requirements-focus.lock
+	rm -rf $(FOCUS_VENV)
+	$(PYTHON) -m venv $(FOCUS_VENV)
+	$(FOCUS_VENV)/bin/pip install --quiet --disable-pip-version-check -c requirements-focus.lock \
+		'focus-validator==1.0.0' 'multimethod<1.11'
+	touch $(FOCUS_STAMP)
+
+# make focus-validate FOCUS_FILE=october.csv (a `gpuledger export --format focus` file)
+focus-validate: $(FOCUS_STAMP)
+	$(if $(FOCUS_FILE),,$(error FOCUS_FILE= names the export to validate))
+	FOCUS_VENV=$(abspath $(FOCUS_VENV)) scripts/focus_validator/validate.sh $(FOCUS_FILE)
 
 demo: $(STAMP)
 	$(BIN)/gpuledger demo
@@ -33,11 +50,11 @@ dbt-test: $(STAMP)
 	GPULEDGER_HOME=$(TEST_HOME)/dbt $(BIN)/dbt docs generate --project-dir . --profiles-dir . \
 		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(FOCUS_STAMP)
 	$(BIN)/pytest -q
 
 clean:
-	rm -rf $(VENV) .gpuledger .gpuledger-demo $(TEST_HOME) target logs
+	rm -rf $(VENV) $(FOCUS_VENV) .gpuledger .gpuledger-demo $(TEST_HOME) target logs
 
 # Speed and memory of the close on a synthetic fleet month (results: benchmarks/results.md).
 bench: $(STAMP)

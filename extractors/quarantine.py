@@ -26,16 +26,15 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from extractors.landing import (
+from extractors.landing import LandingReport, land
+from extractors.rawstore import (
     BATCHES_TABLE,
     DECISIONS_TABLE,
     QUARANTINE_TABLE,
     BatchRow,
-    LandingReport,
     QuarantineDecision,
     QuarantineRow,
     batch_files,
-    land,
     raw_dir,
     raw_store_lock,
     raw_tables,

@@ -48,7 +48,9 @@ class ParseResult:
     Where the format itself says so, `coverage` is the span its evidence covers (a sacct
     window, a query range, a sampler run) and `extracted_at` the instant the source was read
     (with `extracted_at_basis`, e.g. `sacct_elapsed`: the instant sacct saw a running job at);
-    the landing derives both from the rows' times otherwise.
+    the landing derives both from the rows' times otherwise. `warnings` are what a user
+    should know about records that did land (GPU counts read from legacy columns, bytes
+    replaced): the ingest prints each.
     """
 
     tables: dict[str, list[object]] = field(default_factory=dict)
@@ -57,12 +59,16 @@ class ParseResult:
     coverage: Span | None = None
     extracted_at: dt.datetime | None = None
     extracted_at_basis: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def add(self, table: str, row: object) -> None:
         self.tables.setdefault(table, []).append(row)
 
     def reject(self, line: int, field_name: str, reason: str, raw: str) -> None:
         self.rejected.append(Rejected(line=line, field=field_name, reason=reason, raw=raw))
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
 
 
 def _unwrap_optional(tp: object) -> object:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from extractors.filebatch import SourceFileError, land_file
+from extractors.filebatch import SourceFileError, land_file, read_flags_given
 from extractors.landing import LandingReport
 from extractors.records import ParseResult
 from extractors.state import source_dir
@@ -106,6 +106,13 @@ def check_file_mode(args: argparse.Namespace) -> None:
         raise SourceFileError(f"{', '.join(given)}: only with --live, not with --file")
 
 
+def check_live_mode(args: argparse.Namespace) -> None:
+    """How a file is read means nothing live: say so rather than ignore it."""
+    given = read_flags_given(args)
+    if given:
+        raise SourceFileError(f"{', '.join(given)}: only with --file, not with --live")
+
+
 def _positive(kind: type) -> Callable[[str], Any]:
     def convert(text: str) -> Any:
         try:
@@ -153,13 +160,14 @@ def run_live(
                 rounds += 1
                 chunk_rounds += 1
                 if chunk_rounds >= options.flush_every:
-                    reports.append(_land_chunk(home, source, chunk))
-                    _say(progress, f"{source.name}: {rounds} rounds sampled; {_brief(reports[-1])}")
+                    for report in _land_chunk(home, source, chunk):
+                        reports.append(report)
+                        _say(progress, f"{source.name}: {rounds} rounds sampled; {_brief(report)}")
                     chunk, chunk_rounds = None, 0
         except KeyboardInterrupt:
             _say(progress, f"{source.name}: interrupted after {rounds} rounds; landing them")
         if chunk is not None and chunk_rounds:
-            reports.append(_land_chunk(home, source, chunk))
+            reports.extend(_land_chunk(home, source, chunk))
         elif chunk is not None:
             chunk.unlink()
     return reports
@@ -173,7 +181,7 @@ def _recover(home: Path, source: LiveSource, spool: Path, progress: TextIO) -> l
             path.unlink()
             continue
         try:
-            reports.append(_land_chunk(home, source, path))
+            reports.extend(_land_chunk(home, source, path))
         except SourceFileError as err:
             kept = path.with_suffix(".unlandable")
             path.rename(kept)
@@ -184,12 +192,17 @@ def _recover(home: Path, source: LiveSource, spool: Path, progress: TextIO) -> l
     return reports
 
 
-def _land_chunk(home: Path, source: LiveSource, path: Path) -> LandingReport:
-    report = land_file(
-        home, path, source=source.name, parse=source.parse, row_types=source.row_types
-    )
+def _land_chunk(home: Path, source: LiveSource, path: Path) -> list[LandingReport]:
+    """The chunk's batch (none when its rounds sampled no record), and the chunk deleted."""
+    reports = []
+    if path.stat().st_size:
+        reports.append(
+            land_file(
+                home, path, source=source.name, parse=source.parse, row_types=source.row_types
+            )
+        )
     path.unlink()
-    return report
+    return reports
 
 
 def _new_chunk(spool: Path, host: str) -> Path:

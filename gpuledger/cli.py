@@ -12,17 +12,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from extractors.commands import source_commands
+from extractors.commands import FilesFailed, source_commands
 from extractors.filebatch import SourceFileError
 from extractors.inventory.parse import InventoryFormatError
-from extractors.landing import sweep_interrupted
+from extractors.landing import LandingReport
 from extractors.quarantine import QuarantineError
+from extractors.rawstore import sweep_interrupted
 from gpuledger import quarantine
 from gpuledger.core.home import home_lock, resolve_home, resolve_policy
 from gpuledger.core.ledger import LedgerError
 from gpuledger.core.policy import PolicyError, parse_period
 from gpuledger.core.warehouse import BuildError
 from gpuledger.explain import explain
+from gpuledger.export import FORMATS, ExportError, export_period
 from gpuledger.metrics import prepare_semantic_layer, semantic_layer_lines
 from gpuledger.output import check_lines, close_lines, landing_lines
 from gpuledger.report import render_report
@@ -33,6 +35,7 @@ from gpuledger.runs import (
     period_checks,
     reopen_period,
 )
+from gpuledger.site import write_site
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -46,6 +49,7 @@ USER_ERRORS = (
     LookupError,
     FileNotFoundError,
     QuarantineError,
+    ExportError,
 )
 
 
@@ -94,6 +98,20 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--tenant")
     report.add_argument("--format", choices=("table", "csv", "html"), default="table")
 
+    export = commands.add_parser("export", help="a period's charge lines as FOCUS, CSV or Parquet")
+    export.add_argument("--period", type=_period, required=True)
+    export.add_argument("--format", choices=FORMATS, required=True)
+    export.add_argument("--output", type=Path, required=True)
+    export.add_argument("--tenant")
+    export.add_argument(
+        "--provisional", action="store_true", help="an open period's provisional lines"
+    )
+
+    site = commands.add_parser("site", help="write the static showback site of a period")
+    site.add_argument("--period", type=_period, required=True)
+    site.add_argument("--output", type=Path, required=True, help="folder for the pages")
+    site.add_argument("--tenant", help="write only this tenant's page")
+
     quarantine.add_arguments(
         commands.add_parser("quarantine", help="review the records the landing held back"),
         _period,
@@ -115,19 +133,34 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _ingest(home: Path, args: argparse.Namespace) -> int:
-    reports = source_commands()[args.source].ingest(home, args)
-    for report in reports:
-        print("\n".join(landing_lines(report)))
-    if len(reports) > 1:
+    """Every file's summary (or the one line saying why it did not land), a total for
+    several; exit 1 when a file failed or all its records were quarantined."""
+    try:
+        outcomes: tuple[LandingReport | str, ...] = tuple(
+            source_commands()[args.source].ingest(home, args)
+        )
+    except FilesFailed as exc:
+        outcomes = exc.outcomes
+    reports = [o for o in outcomes if isinstance(o, LandingReport)]
+    for outcome in outcomes:
+        if isinstance(outcome, str):
+            print(f"gpuledger: {outcome}", file=sys.stderr)
+        else:
+            print("\n".join(landing_lines(outcome)))
+    failed = len(outcomes) - len(reports)
+    if len(outcomes) > 1:
         print(
             f"total: read {sum(r.records_read for r in reports)}, "
             f"landed {sum(r.records_landed for r in reports)}, "
             f"quarantined {sum(r.records_quarantined for r in reports)}"
+            + (f"; {failed} of {len(outcomes)} files not landed" if failed else "")
         )
-    empty = [r.file for r in reports if r.records_read and not r.records_landed]
+    # a live window sacct reported nothing for is no failure; a file with no record is
+    # refused before it lands (extractors.filebatch)
+    empty = [r.file for r in reports if r.records_read and r.records_landed == 0]
     for file in empty:
         print(f"gpuledger: {file} landed no record", file=sys.stderr)
-    return EXIT_ERROR if empty else 0
+    return EXIT_ERROR if empty or failed else 0
 
 
 def _build(home: Path, policy: Path, args: argparse.Namespace) -> int:
@@ -168,6 +201,14 @@ def _demo(home: Path, policy: Path, args: argparse.Namespace) -> int:
     return run_demo(home, policy, args.period, args.seed)
 
 
+def _export(home: Path, args: argparse.Namespace) -> int:
+    result = export_period(
+        home, args.period, args.format, args.output, args.tenant, args.provisional
+    )
+    print(result.summary())
+    return 0 if result.adds_up else EXIT_ERROR
+
+
 def _sweep(home: Path) -> None:
     for moved in sweep_interrupted(home):
         print(f"swept a file an interrupted ingest left behind: {moved}", file=sys.stderr)
@@ -191,6 +232,13 @@ def _run(args: argparse.Namespace) -> int:
         return quarantine.run(home, args)
     if args.command == "report":
         print(render_report(home, args.period, args.tenant, args.format), end="")
+        return 0
+    if args.command == "export":
+        return _export(home, args)
+
+    if args.command == "site":
+        for page in write_site(home, args.period, args.output, args.tenant):
+            print(page)
         return 0
     if args.command == "explain":
         print(explain(home, args.period, args.tenant, args.line), end="")

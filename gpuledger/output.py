@@ -73,8 +73,9 @@ def table_text(
 
 
 def landing_lines(report: LandingReport) -> list[str]:
-    """A landing's summary and its first quarantined records (file:line, field, reason)."""
-    lines = [report.summary()]
+    """A landing's summary, its warnings and its first quarantined records (file:line,
+    field, reason)."""
+    lines = [report.summary(), *(f"  warning: {warning}" for warning in report.warnings)]
     for rejected in report.rejected[:QUARANTINE_LINES_SHOWN]:
         where = f"{report.file}:{rejected.line}"
         lines.append(f"  quarantined {where}: field {rejected.field}: {rejected.reason}")

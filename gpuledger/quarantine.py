@@ -13,8 +13,8 @@ import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 
-from extractors.landing import batch_manifest
 from extractors.quarantine import QuarantinedRecord, acknowledge, quarantined, release
+from extractors.rawstore import batch_manifest
 from gpuledger.output import landing_lines, table_text
 
 STATUSES = ("open", "acknowledged", "released")

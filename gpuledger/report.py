@@ -1,30 +1,30 @@
 """Render the showback of a period (and a tenant's charge lines) as a table, CSV or HTML.
 
-It reads the served copy of the marts (gpuledger.core.serving), never warehouse.duckdb: a
-report during a build shows the last complete build, and never holds up the pipeline. A line
-of a rate-card component without a unit price (no rate covered it) is shown as `unpriced`,
-never as its 0.00 amount, and a total that leaves such lines out as `<total> + unpriced`: a
-provisional figure that is incomplete says so.
+It reads the served copy of the marts through gpuledger.site.data (one connection), never
+warehouse.duckdb: a report during a build shows the last complete build, and never holds up the
+pipeline. Every format names the close that holds the period (id, version, approver, date,
+lines hash) or says it is provisional, shows tenant names, and totals the tenants, the
+unattributed (suspense) line and the central platform line apart, so the platform's pool cost
+is never read as a tenant's debt. A line of a rate-card component without a unit price (no rate
+covered it) is shown as `unpriced`, never as its 0.00 amount, and a total that leaves such
+lines out as `<total> + unpriced`. HTML is the showback site's page (gpuledger.site), one
+self-contained file.
 """
 
 from __future__ import annotations
 
 import csv
-import functools
-import html
 import io
 from collections.abc import Sequence
-from decimal import Decimal
 from pathlib import Path
 
-import yaml
-
-from gpuledger.core.home import PROJECT_DIR
-from gpuledger.core.serving import connect_served, rows
-from gpuledger.output import Unpriced, cell, table_text
+from gpuledger.output import table_text
+from gpuledger.site import PeriodData, fleet_page, load_period, tenant_page
+from gpuledger.site.data import marked_line, marked_showback
 
 SHOWBACK_COLUMNS = (
     ("tenant_id", "tenant"),
+    ("tenant_name", "name"),
     ("reserved_gpu_hours", "reserved GPU-h"),
     ("allocated_gpu_hours", "allocated GPU-h"),
     ("guaranteed_gpu_hours", "guaranteed GPU-h"),
@@ -67,112 +67,90 @@ LINE_COLUMNS = (
     ("description", "basis"),
 )
 
-
-@functools.cache
-def rate_card_components() -> frozenset[str]:
-    """The components the rate card prices (dbt_project.yml vars.rate_card_components)."""
-    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())
-    return frozenset(project["vars"]["rate_card_components"])
-
-
-def _mark_showback(row: dict[str, object]) -> dict[str, object]:
-    if not row.get("unpriced_lines"):
-        return row
-    return row | {
-        key: Unpriced(row[key])
-        for key in ("total_charge", "cost_per_successful_unit")
-        if isinstance(row[key], Decimal)
-    }
+# the first columns of every CSV row: what the figures are of and whom they bill
+CSV_KEYS = ("period", "currency", "tenant_id", "tenant_name", "department", "cost_center")
+CSV_SHOWBACK = (
+    *(key for key, _ in SHOWBACK_COLUMNS if key not in ("tenant_id", "tenant_name", "status")),
+    *(key for key, _ in MIX_COLUMNS if key != "tenant_id"),
+    "unpriced_lines",
+    "status",
+    "close_id",
+)
+CSV_LINES = ("charge_line_id", *(key for key, _ in LINE_COLUMNS), "status", "close_id")
 
 
-def _mark_line(row: dict[str, object]) -> dict[str, object]:
-    if row["unit_price"] is None and row["charge_component"] in rate_card_components():
-        return row | {"unit_price": Unpriced(), "amount": Unpriced()}
-    return row
+def close_line(data: PeriodData) -> str:
+    """The close that holds the period, or that it is provisional."""
+    close = data.identity
+    if not close.is_closed:
+        return (
+            f"provisional: {data.period} is not closed; these figures change with new evidence "
+            "until it is"
+        )
+    return (
+        f"close {close.close_id}: version {close.close_version}, approver {close.approver}, "
+        f"closed at {close.closed_at:%Y-%m-%d %H:%M:%S} UTC, lines sha256 {close.lines_sha256}"
+    )
 
 
-def _csv(rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
+def _money(amount: object, unpriced: int, currency: str) -> str:
+    text = f"{amount:,.2f} {currency}"
+    if unpriced:
+        text += f" + unpriced ({unpriced} line{'s' if unpriced > 1 else ''} no rate covers)"
+    return text
+
+
+def totals_line(data: PeriodData) -> str:
+    """`tenants: X; unattributed (suspense): U; central platform: Y; total: X+U+Y` (with
+    `--tenant`, only its total)."""
+    everything = _money(
+        data.sum("total_charge") or 0, int(data.sum("unpriced_lines") or 0), data.currency
+    )
+    if data.tenant:
+        return f"total: {everything}"
+    parts = [
+        f"{label}: {_money(amount, unpriced, data.currency)}"
+        for _, label, amount, unpriced in data.party_totals()
+    ]
+    return "; ".join([*parts, f"total: {everything}"])
+
+
+def _csv(header: Sequence[str], rows: Sequence[dict[str, object]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([key for key, _ in columns])
+    writer.writerow(header)
     for row in rows:
-        writer.writerow(["" if row[k] is None else str(row[k]) for k, _ in columns])
+        writer.writerow(["" if row[k] is None else str(row[k]) for k in header])
     return out.getvalue()
 
 
-def _html(title: str, rows: Sequence[dict[str, object]], columns: Sequence[tuple[str, str]]) -> str:
-    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell(r[k]))}</td>" for k, _ in columns) + "</tr>"
-        for r in rows
-    )
-    return (
-        f"<section><h2>{html.escape(title)}</h2><table>"
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>"
-    )
-
-
-def _known(value: object) -> Decimal:
-    figure = value.known if isinstance(value, Unpriced) else value
-    return figure if isinstance(figure, Decimal) else Decimal(0)
+def _billed(data: PeriodData, row: dict[str, object]) -> dict[str, object]:
+    tenant = data.tenants[str(row["tenant_id"])]
+    return row | {
+        "period": data.period,
+        "currency": data.currency,
+        "tenant_name": tenant.tenant_name,
+        "department": tenant.department,
+        "cost_center": tenant.cost_center,
+        "close_id": data.identity.close_id if data.identity.is_closed else None,
+    }
 
 
 def render_report(home: Path, period: str, tenant: str | None, fmt: str) -> str:
-    with connect_served(home) as con:  # one served copy for both queries
-        showback = [
-            _mark_showback(row)
-            for row in rows(
-                con,
-                "select * from marts.fact_showback where period = ? "
-                "and (? is null or tenant_id = ?) order by tenant_id",
-                [period, tenant, tenant],
-            )
-        ]
-        lines: list[dict[str, object]] = []
-        if tenant:
-            lines = [
-                _mark_line(row)
-                for row in rows(
-                    con,
-                    "select * from marts.fact_chargeback where period = ? and tenant_id = ? "
-                    "order by charge_component, gpu_class, rate_card_version, unit_price",
-                    [period, tenant],
-                )
-            ]
-    if not showback:
-        raise LookupError(
-            f"no showback for period {period}"
-            + (f" and tenant {tenant}" if tenant else "")
-            + "; run `gpuledger build` after ingesting evidence for it"
-        )
-    status = showback[0]["status"]
-    currency = showback[0]["currency"] or ""
-    title = f"GPU Ledger showback {period} ({status}, {currency})"
-    if fmt == "csv":
-        return _csv(lines, LINE_COLUMNS) if tenant else _csv(showback, SHOWBACK_COLUMNS)
+    data = load_period(home, period)
+    if tenant:
+        data = data.of_tenant(tenant)
     if fmt == "html":
-        parts = [
-            _html(title, showback, SHOWBACK_COLUMNS),
-            _html("Allocation by sharing mode and confidence", showback, MIX_COLUMNS),
-        ]
+        return tenant_page(data, links=False) if tenant else fleet_page(data, links=False)
+    showback = [_billed(data, marked_showback(row)) for row in data.showback]
+    lines = [_billed(data, marked_line(row)) for row in data.lines]
+    if fmt == "csv":
         if tenant:
-            parts.append(_html(f"Charge lines of {tenant}", lines, LINE_COLUMNS))
-        return (
-            "<!doctype html><html><head><meta charset='utf-8'><title>"
-            + html.escape(title)
-            + "</title><style>body{font-family:sans-serif}td,th{padding:2px 8px;"
-            "border-bottom:1px solid #ddd;text-align:right}</style></head><body>"
-            + "".join(parts)
-            + "</body></html>\n"
-        )
-    text = f"{title}\n{table_text(showback, SHOWBACK_COLUMNS)}\n"
-    total = sum((_known(r["total_charge"]) for r in showback), start=Decimal(0))
-    unpriced = sum(int(str(r.get("unpriced_lines") or 0)) for r in showback)
-    text += f"total charged: {total:,.2f} {currency}" + (
-        f" + unpriced ({unpriced} line{'s' if unpriced > 1 else ''} no rate covers)\n"
-        if unpriced
-        else "\n"
-    )
+            return _csv((*CSV_KEYS, *CSV_LINES), lines)
+        return _csv((*CSV_KEYS, *CSV_SHOWBACK), showback)
+    title = f"GPU Ledger showback {period} ({data.status}, {data.currency})"
+    text = f"{title}\n{close_line(data)}\n{table_text(showback, SHOWBACK_COLUMNS)}\n"
+    text += totals_line(data) + "\n"
     mix = table_text(showback, MIX_COLUMNS)
     text += f"\nAllocation by sharing mode and confidence; work delivered\n{mix}\n"
     if tenant:

@@ -30,13 +30,8 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from extractors.expectations import Expectation, ordered_pairs, record_fields, suite_for
-from extractors.landing import (
-    BATCHES_TABLE,
-    BatchRow,
-    batch_files,
-    raw_dir,
-)
 from extractors.quarantine import is_release, quarantine_batch
+from extractors.rawstore import BATCHES_TABLE, BatchRow, batch_files, raw_dir
 from gpuledger.core.validations import (
     VALIDATION_PASSED,
     VALIDATION_QUARANTINED,

@@ -23,7 +23,7 @@ from dagster import AssetExecutionContext, AssetKey, AssetsDefinition, AssetSpec
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
 from extractors import crashpoints
-from extractors.landing import raw_store_lock, sweep_interrupted
+from extractors.rawstore import raw_store_lock, sweep_interrupted
 from gpuledger.core.gate import ALREADY_CLOSED, close_gate
 from gpuledger.core.home import home_lock
 from gpuledger.core.ledger import stamp_build

@@ -336,6 +336,17 @@ VM = "4d7e2f10-8c3a-4b6e-9f21-6a5c0e3b7d19"
             r"profile 1g.10gb is already on line 2",
         ),
         (
+            {
+                "partition_weights": [
+                    "mig,NVIDIA H100 80GB HBM3,3g.40gb,0.428571",
+                    "mig,NVIDIA H100 80GB HBM3,3g.40g,0.428571",
+                ]
+            },
+            r"partition_weights.csv:3: field profile: '3g.40g' is not a MIG profile of NVIDIA "
+            r"H100 80GB HBM3 \(seeds/mig_profiles.csv: 1g.10gb, 1g.10gb\+me, 1g.20gb, 2g.20gb, "
+            r"3g.40gb, 4g.40gb, 7g.80gb\)",
+        ),
+        (
             {"settings": ["charging_model,allocation_rate", "charging_model,cost_pool"]},
             r"settings.csv:3: field key: 'charging_model' is already on line 2",
         ),

@@ -19,6 +19,14 @@ REQUIRED_COLUMNS = (
 )
 
 
+def csv_field_at(text: str, line: int, column: int) -> str | None:
+    """The header's name of the column at (line, column): where an invalid byte sits."""
+    lines = text.split("\n")
+    header = next(csv.reader([lines[0]]), [])
+    index = len(next(csv.reader([lines[line - 1][:column]]), [""])) - 1
+    return header[index].strip() if 0 <= index < len(header) else None
+
+
 class InventoryFormatError(ValueError):
     """The file as a whole is unusable (no header, missing columns)."""
 

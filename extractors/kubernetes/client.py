@@ -28,7 +28,7 @@ from kubernetes.watch import Watch
 from urllib3.exceptions import HTTPError
 from urllib3.response import HTTPResponse
 
-from extractors.filebatch import SourceFileError, land_file
+from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
 from extractors.kubernetes.parse import ParseOptions, parse_document
 from extractors.kubernetes.records import RAW_TABLES
 from extractors.landing import LandingReport
@@ -42,19 +42,19 @@ class KubernetesLiveError(SourceFileError):
     """The API server cannot be reached or refuses a request (the message names it)."""
 
 
-def ingest_file(home: Path, path: Path, options: ParseOptions) -> LandingReport:
-    """Land a List or watch-event file; its modification time is when it was observed."""
-    try:
-        observed_at = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).replace(tzinfo=None)
-    except OSError as exc:
-        raise SourceFileError(f"{path}: cannot read: {exc.strerror}") from None
+def ingest_file(
+    home: Path, path: Path, options: ParseOptions, read: ReadOptions = DEFAULT_READ
+) -> LandingReport:
+    """Land a List or watch-event file. A List is dated by `read.extracted_at` (it carries
+    no time; without one it is refused); watch events by it, else each by its own time."""
     return land_file(
         home,
         path,
         source=SOURCE,
-        parse=lambda text: parse_document(text, options, observed_at),
+        parse=lambda text: parse_document(text, options, read.extracted_at),
         row_types=RAW_TABLES,
         options=options.fingerprint(),
+        read=read,
     )
 
 

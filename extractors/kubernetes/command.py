@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from extractors.kubernetes.client import connect, ingest_file
+from extractors.commands import land_each
+from extractors.filebatch import add_read_arguments, read_flags_given, read_options
+from extractors.kubernetes.client import KubernetesLiveError, connect, ingest_file
 from extractors.kubernetes.fields import (
     DEFAULT_PROJECT_LABEL,
     DEFAULT_REPLICAS_ANNOTATION,
@@ -89,6 +91,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout-seconds", type=_seconds, metavar="S", help="live: stop after S seconds"
     )
+    add_read_arguments(
+        parser,
+        extracted_at_help="when kubectl ran: required for a List (it carries no time); watch "
+        "events without it are dated each by its own times",
+    )
     parser.add_argument(
         "--batch-events",
         type=_positive_int,
@@ -118,7 +125,11 @@ def _parse_options(args: argparse.Namespace, cluster: str) -> ParseOptions:
 def ingest(home: Path, args: argparse.Namespace) -> list[LandingReport]:
     if args.file:
         options = _parse_options(args, args.cluster or "default")
-        return [ingest_file(home, path, options) for path in args.file]
+        read = read_options(args)
+        return land_each(args.file, lambda path: ingest_file(home, path, options, read))
+    given = read_flags_given(args)
+    if given:
+        raise KubernetesLiveError(f"{', '.join(given)}: only with --file")
     connection = connect(server=args.server, kubeconfig=args.kubeconfig, context=args.context)
     options = _parse_options(args, args.cluster or connection.default_cluster)
     live = LiveOptions(

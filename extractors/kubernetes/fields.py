@@ -79,7 +79,7 @@ class Observation:
 
     line: int
     obj: object
-    observed_at: dt.datetime
+    observed_at: dt.datetime | None  # None: a watch event carrying no time at all
     event_type: str | None = None
     list_resource_version: str | None = None
     kind: str | None = None  # the item kind when the object has none (items of a PodList)
@@ -188,12 +188,12 @@ def text(value: object) -> str | None:
 
 
 def replicas(value: object, field: str) -> int | None:
+    """Time-slice replicas per GPU; None when none are declared. `0` is what GPU feature
+    discovery labels a GPU that is not time-sliced (`nvidia.com/gpu.replicas: "0"` on a MIG
+    node whose full-GPU resource is gone): no time-slicing, not an error."""
     if value is None or value == "":
         return None
-    count = parse_gpu_quantity(value, field)
-    if count < 1:
-        raise BadRecord(field, f"replica count {value!r} is not positive")
-    return count
+    return parse_gpu_quantity(value, field) or None
 
 
 def annotated_replicas(meta: Meta, options: ParseOptions) -> int | None:

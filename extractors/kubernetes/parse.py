@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TypeGuard
 
 from extractors.kubernetes import fields
@@ -25,8 +25,13 @@ from extractors.kubernetes.fields import BadRecord, Observation, ParseOptions
 from extractors.kubernetes.objects import namespace_rows, node_rows, resource_quota_rows
 from extractors.kubernetes.pods import pod_rows
 from extractors.records import ParseResult
+from extractors.timeparse import parse_timestamp
 
 OBJECT_EVENTS = ("ADDED", "MODIFIED", "DELETED")
+# The keys whose values date an object's state (metadata.managedFields[].time included).
+_EVIDENCE_TIMES = frozenset(
+    {"creationTimestamp", "time", "startTime", "lastTransitionTime", "startedAt", "finishedAt"}
+)
 KINDS = ("Pod", "Namespace", "ResourceQuota", "Node")
 
 
@@ -59,6 +64,12 @@ def _describe(obj: object) -> str:
 def _parse_one(result: ParseResult, observation: Observation, options: ParseOptions) -> None:
     if observation.event_type == "BOOKMARK":
         return
+    if observation.observed_at is None:
+        raise BadRecord(
+            "object",
+            "the event carries no time (no observed_at, creation or status time): "
+            "give --extracted-at",
+        )
     if observation.event_type == "ERROR":
         status = observation.obj if isinstance(observation.obj, Mapping) else {}
         raise BadRecord(
@@ -117,13 +128,17 @@ def _line_of(text: str, position: int) -> int:
 
 
 def _list_observations(
-    document: Mapping[str, object], observed_at: dt.datetime
+    document: Mapping[str, object], observed_at: dt.datetime | None
 ) -> list[Observation]:
     items = document.get("items")
     if items is None:
         items = []
     if not isinstance(items, list):
         raise KubernetesFormatError("'items' is not a list")
+    if observed_at is None:
+        raise KubernetesFormatError(
+            "a Kubernetes List carries no time: give --extracted-at (when kubectl listed it)"
+        )
     list_kind = document.get("kind")
     item_kind = None
     if isinstance(list_kind, str) and list_kind.endswith("List") and list_kind != "List":
@@ -148,10 +163,11 @@ def _is_event(value: object) -> TypeGuard[Mapping[str, object]]:
 
 
 def _stream_observations(
-    text: str, start: int, observed_at: dt.datetime, result: ParseResult
+    text: str, start: int, observed_at: dt.datetime | None, result: ParseResult
 ) -> list[Observation]:
     """Watch events one after another; a record that is not JSON is rejected and skipped
-    (parsing resumes at the next line that starts with `{`)."""
+    (parsing resumes at the next line that starts with `{`). Each is dated `observed_at`
+    when given, else by its own evidence (`event_time`)."""
     decoder = json.JSONDecoder()
     observations = []
     position = counted = start
@@ -184,14 +200,50 @@ def _stream_observations(
             Observation(
                 line=line,
                 obj=value.get("object"),
-                observed_at=observed_at,
+                observed_at=observed_at or event_time(value),
                 event_type=str(event_type) if event_type is not None else "",
             )
         )
 
 
-def parse_document(text: str, options: ParseOptions, observed_at: dt.datetime) -> ParseResult:
-    """A v1 List or a watch event stream; `observed_at` is when it was captured.
+def event_time(event: Mapping[str, object]) -> dt.datetime | None:
+    """When a watch event was seen, by its own evidence: the `observed_at` gpuledger's live
+    writer records with it, else the latest time its object carries (creation, a managed
+    field's update, a condition's transition, a container's start or finish: the change the
+    event reports is no earlier). A deletionTimestamp is not evidence: it lies a grace
+    period ahead."""
+    recorded = event.get("observed_at")
+    if isinstance(recorded, str):
+        try:
+            return parse_timestamp(recorded)
+        except ValueError:
+            pass
+    times = list(_object_times(event.get("object")))
+    return max(times) if times else None
+
+
+def _object_times(value: object) -> Iterator[dt.datetime]:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if key in _EVIDENCE_TIMES and isinstance(item, str):
+                try:
+                    yield parse_timestamp(item)
+                except ValueError:
+                    continue
+            elif key != "deletionTimestamp":
+                yield from _object_times(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _object_times(item)
+
+
+def parse_document(
+    text: str, options: ParseOptions, observed_at: dt.datetime | None
+) -> ParseResult:
+    """A v1 List or a watch event stream; `observed_at` is when it was captured (the
+    user's --extracted-at). A List carries no time of its own: without `observed_at` it is
+    refused. Watch events without it are dated each by its own evidence (`event_time`), the
+    batch's extraction instant the latest of them (basis `watch_events`).
 
     List items are numbered by their index in `items` (0-based); watch events by the line
     where they start (1-based).
@@ -218,6 +270,9 @@ def parse_document(text: str, options: ParseOptions, observed_at: dt.datetime) -
         parsed.records_read += result.records_read
         parsed.rejected.extend(result.rejected)
         parsed.rejected.sort(key=lambda r: r.line)
+        seen = [o.observed_at for o in observations if o.observed_at is not None]
+        if observed_at is None and seen:
+            parsed.extracted_at, parsed.extracted_at_basis = max(seen), "watch_events"
         return parsed
     if not isinstance(first, Mapping) or "items" not in first:
         kind = first.get("kind") if isinstance(first, Mapping) else None

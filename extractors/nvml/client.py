@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from extractors.filebatch import land_file
+from extractors.filebatch import DEFAULT_READ, ReadOptions, land_file
 from extractors.landing import LandingReport
 from extractors.nvml.parse import parse_nvml_jsonl
 from extractors.nvml.records import RAW_TABLES
@@ -15,9 +15,11 @@ from extractors.sampling import LiveOptions, LiveSource, run_live
 SOURCE = LiveSource(name="nvml", parse=parse_nvml_jsonl, row_types=RAW_TABLES)
 
 
-def ingest_file(home: Path, path: Path) -> LandingReport:
+def ingest_file(home: Path, path: Path, read: ReadOptions = DEFAULT_READ) -> LandingReport:
     """Land a JSONL file the sampler wrote (`--output`, or a copy of a spool chunk)."""
-    return land_file(home, path, source=SOURCE.name, parse=SOURCE.parse, row_types=RAW_TABLES)
+    return land_file(
+        home, path, source=SOURCE.name, parse=SOURCE.parse, row_types=RAW_TABLES, read=read
+    )
 
 
 def ingest_live(home: Path, options: LiveOptions, *, proc_root: Path) -> list[LandingReport]:

@@ -41,11 +41,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extractors.filebatch import SourceFileError, land_file
+from extractors.filebatch import (
+    DEFAULT_READ,
+    ReadOptions,
+    SourceFileError,
+    json_field_at,
+    land_file,
+)
 from extractors.landing import LandingReport, land
 from extractors.prometheus.auth import TOKEN_ENV, Credentials, clean_url, resolve_credentials
+from extractors.prometheus.exposition import exposition_field_at, is_exposition, parse_exposition
 from extractors.prometheus.parse import parse_query_range
 from extractors.prometheus.records import RAW_TABLES
+from extractors.records import ParseResult
 from extractors.state import Cursor, Stream
 
 SOURCE = "prometheus"
@@ -120,9 +128,36 @@ class LiveWindow:
     max_points: int = MAX_POINTS_PER_SERIES
 
 
-def ingest_file(home: Path, path: Path) -> LandingReport:
-    """Land a saved `/api/v1/query_range` (or `/api/v1/query`) JSON response."""
-    return land_file(home, path, source=SOURCE, parse=parse_query_range, row_types=RAW_TABLES)
+def ingest_file(
+    home: Path,
+    path: Path,
+    read: ReadOptions = DEFAULT_READ,
+    scrape_time: dt.datetime | None = None,
+) -> LandingReport:
+    """Land a saved `/api/v1/query_range` (or `/api/v1/query`) JSON response, or a saved
+    exposition-format scrape (`.prom`: samples dated `scrape_time` unless they carry their own
+    timestamps)."""
+
+    def parse(text: str) -> ParseResult:
+        if is_exposition(text):
+            return parse_exposition(text, scrape_time=scrape_time)
+        return parse_query_range(text)
+
+    options = "" if scrape_time is None else f"scrape_time={scrape_time.isoformat()}"
+    return land_file(
+        home,
+        path,
+        source=SOURCE,
+        parse=parse,
+        row_types=RAW_TABLES,
+        options=options,
+        read=read,
+        field_at=lambda text, line, column: (
+            exposition_field_at(text, line, column)
+            if is_exposition(text)
+            else json_field_at(text, line, column)
+        ),
+    )
 
 
 def parse_step(text: str) -> int:

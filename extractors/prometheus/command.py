@@ -6,6 +6,8 @@ import argparse
 import os
 from pathlib import Path
 
+from extractors.commands import land_each
+from extractors.filebatch import add_read_arguments, iso_instant, read_flags_given, read_options
 from extractors.landing import LandingReport
 from extractors.prometheus.auth import (
     PASSWORD_ENV,
@@ -26,14 +28,21 @@ from extractors.prometheus.client import (
 )
 from extractors.timeparse import parse_timestamp
 
-HELP = "Prometheus: query_range JSON of DCGM, vLLM and Triton series, or a live server"
+HELP = (
+    "Prometheus: query_range JSON or exposition-format scrapes (.prom) of DCGM, vLLM and "
+    "Triton series, or a live server"
+)
 _LIVE_ONLY = ("url", "start", "end", "query", "bearer_token_file", "basic_auth_file")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument(
-        "--file", nargs="+", type=Path, metavar="PATH", help="saved /api/v1/query_range JSON"
+        "--file",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="saved /api/v1/query_range JSON, or a saved /metrics scrape (exposition text)",
     )
     mode.add_argument("--live", action="store_true", help="query a Prometheus server")
     parser.add_argument(
@@ -70,6 +79,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"points per series per request (at most {MAX_POINTS_PER_SERIES}; lower it to "
         "keep responses small on large fleets)",
     )
+    parser.add_argument(
+        "--scrape-time",
+        type=iso_instant,
+        metavar="ISO",
+        help="when a saved scrape (exposition text) was taken: its samples' time, required "
+        "unless they carry timestamps",
+    )
+    add_read_arguments(
+        parser,
+        extracted_at_help="when the files were saved (default: the scrape time, else the "
+        "latest sample)",
+    )
     parser.set_defaults(prometheus_parser=parser)
 
 
@@ -79,7 +100,11 @@ def ingest(home: Path, args: argparse.Namespace) -> list[LandingReport]:
         given = [f"--{name.replace('_', '-')}" for name in _LIVE_ONLY if getattr(args, name)]
         if given:
             parser.error(f"{', '.join(given)} only go with --live")
-        return [ingest_file(home, path) for path in args.file]
+        read = read_options(args)
+        return land_each(args.file, lambda path: ingest_file(home, path, read, args.scrape_time))
+    file_only = read_flags_given(args) + (["--scrape-time"] if args.scrape_time else [])
+    if file_only:
+        parser.error(f"{', '.join(file_only)} only go with --file")
     missing = [f"--{name}" for name in ("url", "start", "end") if not getattr(args, name)]
     if missing:
         parser.error(f"--live needs {', '.join(missing)}")

@@ -29,7 +29,7 @@ from extractors.records import ParseResult
 
 _EPOCH = dt.datetime(1970, 1, 1)
 # (sampled_at, value, source_line) -> (raw table, row) for one series.
-_RowFactory = Callable[[dt.datetime, float, int], tuple[str, object]]
+RowFactory = Callable[[dt.datetime, float, int], tuple[str, object]]
 
 # Triton's per-model counters, by the name Triton exports them under.
 _TRITON_METRICS = {
@@ -48,11 +48,15 @@ _VLLM_V0_NAMES = {
     "gpu_cache_usage_perc": "kv_cache_usage_perc",
     "time_per_output_token_seconds": "inter_token_latency_seconds",
 }
-# The labels naming the model and the outcome, per server.
-_MODEL_LABELS = {"vllm": ("model_name", "finished_reason"), "triton": ("model", "reason")}
+# The labels naming the model and the outcome, per server. vLLM's own exporter says
+# model_name; vLLM re-exported by Triton's vLLM backend says model (and version), as Triton.
+_MODEL_LABELS = {
+    "vllm": (("model_name", "model"), ("finished_reason",)),
+    "triton": (("model",), ("reason",)),
+}
 
 
-class _SeriesError(ValueError):
+class SeriesError(ValueError):
     """A whole series is unusable: each of its points is rejected with this field/reason."""
 
     def __init__(self, field: str, reason: str) -> None:
@@ -122,9 +126,9 @@ def _parse_series(result: ParseResult, index: int, series: object, result_type: 
         if not isinstance(labels, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in labels.items()
         ):
-            raise _SeriesError(f"{where}.metric", "labels are not an object of strings")
-        make_row = _row_factory(where, labels)
-    except _SeriesError as err:
+            raise SeriesError(f"{where}.metric", "labels are not an object of strings")
+        make_row = row_factory(f"{where}.metric.", labels)
+    except SeriesError as err:
         for offset, point in points:
             result.records_read += 1
             raw = _json({"metric": labels, "value": point})
@@ -188,34 +192,35 @@ def _point(point: object) -> tuple[dt.datetime, float]:
     return sampled_at, value
 
 
-def _row_factory(where: str, labels: Mapping[str, str]) -> _RowFactory:
-    """A function (sampled_at, value, line) -> (table, row) for this series' labels."""
+def row_factory(prefix: str, labels: Mapping[str, str]) -> RowFactory:
+    """A function (sampled_at, value, line) -> (table, row) for this series' labels; a
+    rejection names a label as `prefix` + its name (`result[3].metric.UUID`)."""
     name = labels.get("__name__")
     if not name:
-        raise _SeriesError(
-            f"{where}.metric.__name__",
+        raise SeriesError(
+            f"{prefix}__name__",
             "series has no metric name (an aggregated query?); query the raw exporter metric",
         )
     series_labels = _json(dict(sorted(labels.items())))
     if name.startswith("DCGM_") or name.lower().startswith("dcgm_"):
-        return _gpu_factory(where, name, labels, series_labels)
+        return _gpu_factory(prefix, name, labels, series_labels)
     server_metric = model_server_metric(name)
     if server_metric is None:
-        raise _SeriesError(
-            f"{where}.metric.__name__",
+        raise SeriesError(
+            f"{prefix}__name__",
             f"metric {name!r} is not a dcgm-exporter, vLLM or Triton metric",
         )
     server, metric = server_metric
-    model_label, reason_label = _MODEL_LABELS[server]
+    model_labels, reason_labels = _MODEL_LABELS[server]
 
     def model_server_row(sampled_at: dt.datetime, value: float, line: int) -> tuple[str, object]:
         return MODEL_SERVER_SAMPLES_TABLE, ModelServerSample(
             server=server,
             metric=metric,
             source_metric=name,
-            model=_label(labels, model_label),
-            model_version=_label(labels, "version") if server == "triton" else None,
-            reason=_label(labels, reason_label),
+            model=_label(labels, *model_labels),
+            model_version=_label(labels, "version"),
+            reason=_label(labels, *reason_labels),
             engine=_label(labels, "engine"),
             instance=_label(labels, "instance"),
             sampled_at=sampled_at,
@@ -228,12 +233,12 @@ def _row_factory(where: str, labels: Mapping[str, str]) -> _RowFactory:
 
 
 def _gpu_factory(
-    where: str, name: str, labels: Mapping[str, str], series_labels: str
-) -> _RowFactory:
+    prefix: str, name: str, labels: Mapping[str, str], series_labels: str
+) -> RowFactory:
     gpu_uuid = _label(labels, "UUID", "uuid", "gpu_uuid")
     if gpu_uuid is None:
-        raise _SeriesError(
-            f"{where}.metric.UUID",
+        raise SeriesError(
+            f"{prefix}UUID",
             f"{name} series has no GPU UUID label (UUID or uuid); not a GPU sample",
         )
     metric = name.upper() if name.lower().startswith("dcgm_fi_") else name

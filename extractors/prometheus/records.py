@@ -52,8 +52,8 @@ class ModelServerSample:
     server: str  # vllm | triton
     metric: str
     source_metric: str  # the series' __name__ as stored by Prometheus
-    model: str | None  # vLLM model_name; Triton model
-    model_version: str | None  # Triton version
+    model: str | None  # vLLM model_name (model when Triton re-exports it); Triton model
+    model_version: str | None  # label version: Triton's (and vLLM re-exported by Triton)
     reason: str | None  # vLLM finished_reason; Triton failure reason
     engine: str | None  # vLLM V1 engine (data-parallel rank)
     instance: str | None  # Prometheus target instance

@@ -10,10 +10,15 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from extractors.filebatch import SourceFileError, land_file
+import pyarrow.parquet as pq
+
+from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
 from extractors.landing import LandingReport, land
-from extractors.slurm.parse import parse_sacct_json, parse_sacct_text
-from extractors.slurm.records import RAW_TABLES
+from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
+from extractors.records import ParseResult
+from extractors.slurm.parse import parse_sacct_json, parse_sacct_text, slurm_field_at
+from extractors.slurm.records import JOBS_TABLE, RAW_TABLES
+from extractors.slurm.steps import quarantine_orphan_steps, step_job_keys
 from extractors.slurm.windows import (
     check_cluster_name,
     floor_seconds,
@@ -43,23 +48,54 @@ class SlurmLiveError(SourceFileError):
 
 
 def ingest_file(
-    home: Path, path: Path, *, cluster: str | None = None, timezone: str = "UTC"
+    home: Path,
+    path: Path,
+    *,
+    cluster: str | None = None,
+    timezone: str = "UTC",
+    delimiter: str | None = None,
+    read: ReadOptions = DEFAULT_READ,
 ) -> LandingReport:
     """Land a `sacct --parsable2` or `sacct --json` file (detected by its first character)."""
 
-    def parse(text: str):
+    def parse(text: str) -> ParseResult:
         if text.lstrip().startswith("{"):
-            return parse_sacct_json(text, cluster=cluster)
-        return parse_sacct_text(text, cluster=cluster, timezone=timezone)
+            result = parse_sacct_json(text, cluster=cluster)
+        else:
+            result = parse_sacct_text(text, cluster=cluster, timezone=timezone, delimiter=delimiter)
+        return with_orphan_steps(home, result)
 
+    options = f"cluster={cluster or ''};timezone={timezone}"
     return land_file(
         home,
         path,
         source="slurm",
         parse=parse,
         row_types=RAW_TABLES,
-        options=f"cluster={cluster or ''};timezone={timezone}",
+        options=options + (f";delimiter={delimiter}" if delimiter is not None else ""),
+        read=read,
+        field_at=slurm_field_at(delimiter),
     )
+
+
+def with_orphan_steps(home: Path, result: ParseResult) -> ParseResult:
+    """The result with its orphan steps (job neither in it nor landed before) quarantined."""
+    missing = step_job_keys(result)
+    if missing:
+        quarantine_orphan_steps(result, landed_jobs(home, missing))
+    return result
+
+
+def landed_jobs(home: Path, keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Those of `keys` (cluster, job_id) that a landed batch holds a job row of."""
+    manifested = {p.stem for p in batch_files(raw_dir(home) / BATCHES_TABLE)}
+    found: set[tuple[str, str]] = set()
+    for path in batch_files(raw_dir(home) / JOBS_TABLE):
+        if path.stem not in manifested:
+            continue
+        rows = pq.read_table(path, columns=["cluster", "job_id"]).to_pylist()
+        found.update(k for k in ((r["cluster"], r["job_id"]) for r in rows) if k in keys)
+    return found
 
 
 def _print(line: str) -> None:
@@ -108,9 +144,8 @@ def ingest_live(
     for index, window in enumerate(windows, start=1):
         extracted_at = _utcnow()
         content = _run_sacct(sacct_argv(sacct, cluster, window), window.label())
-        result = parse_sacct_text(
-            content.decode("utf-8", errors="replace"), cluster=cluster, timezone="UTC"
-        )
+        text = content.decode("utf-8", errors="replace")
+        result = with_orphan_steps(home, parse_sacct_text(text, cluster=cluster, timezone="UTC"))
         report = land(
             home,
             source="slurm",

@@ -3,23 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 from pathlib import Path
 
+from extractors.commands import land_each
+from extractors.filebatch import add_read_arguments, iso_instant, read_flags_given, read_options
 from extractors.landing import LandingReport
 from extractors.slurm.client import SlurmLiveError, ingest_file, ingest_live
-from extractors.timeparse import parse_timestamp
 
 HELP = "Slurm accounting: sacct --parsable2 or --json output, or live from sacct"
-
-
-def _utc(value: str) -> dt.datetime:
-    try:
-        return parse_timestamp(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not an ISO 8601 time (2026-11-01 or 2026-11-01T06:00:00Z)"
-        ) from None
 
 
 def _hours(value: str) -> int:
@@ -38,13 +29,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--timezone", help="file mode: zone of zone-less times (default UTC; live is UTC)"
     )
     parser.add_argument(
-        "--cluster", help="cluster to ask sacct for (live), or name when the output has none"
+        "--cluster",
+        help="cluster to ask sacct for (live); for files, the name of the jobs' cluster when "
+        "the output has no Cluster column (required then)",
+    )
+    parser.add_argument(
+        "--delimiter",
+        metavar="TEXT",
+        help="file mode: sacct's --delimiter (default: the header's, else |)",
+    )
+    add_read_arguments(
+        parser,
+        extracted_at_help="when sacct ran (default: the latest Start + Elapsed of a running "
+        "job, else the latest time in the output)",
     )
     live = parser.add_argument_group("live mode")
     live.add_argument(
-        "--since", type=_utc, help="start (ISO 8601, zone-less = UTC); default: the watermark"
+        "--since",
+        type=iso_instant,
+        help="start (ISO 8601, zone-less = UTC); default: the watermark",
     )
-    live.add_argument("--until", type=_utc, help="end (ISO 8601, zone-less = UTC); default: now")
+    live.add_argument(
+        "--until", type=iso_instant, help="end (ISO 8601, zone-less = UTC); default: now"
+    )
     live.add_argument("--window-hours", type=_hours, metavar="N", help="window size (default 24)")
     live.add_argument("--sacct", metavar="PATH", help="the sacct executable (default: on PATH)")
 
@@ -63,10 +70,29 @@ def ingest(home: Path, args: argparse.Namespace) -> list[LandingReport]:
         ]
         if live_only:
             raise SlurmLiveError(f"{', '.join(live_only)}: only with --live")
+        if args.delimiter == "":
+            raise SlurmLiveError("--delimiter: give the text sacct separates fields with")
         timezone = args.timezone or "UTC"
-        return [ingest_file(home, p, cluster=args.cluster, timezone=timezone) for p in args.file]
+        read = read_options(args)
+        return land_each(
+            args.file,
+            lambda path: ingest_file(
+                home,
+                path,
+                cluster=args.cluster,
+                timezone=timezone,
+                delimiter=args.delimiter,
+                read=read,
+            ),
+        )
+    file_only = read_flags_given(args) + (["--delimiter"] if args.delimiter is not None else [])
     if args.timezone is not None:
-        raise SlurmLiveError("--timezone: only with --file (live mode asks sacct for UTC)")
+        file_only.insert(0, "--timezone")
+    if file_only:
+        raise SlurmLiveError(
+            f"{', '.join(file_only)}: only with --file (live mode asks sacct for UTC text "
+            "delimited by | and dates each window by the clock)"
+        )
     if not args.cluster:
         raise SlurmLiveError("--live needs --cluster NAME (the watermark is kept per cluster)")
     return ingest_live(

@@ -5,7 +5,11 @@ with its line, the sacct field at fault and a reason.
 
 Rows whose JobID has a `.` are job steps (`11.batch`, `11.extern`, `13.0`, `16_0.batch`): they
 go to STEPS_TABLE with `step_id` set and `job_id` the parent's id, never to JOBS_TABLE, so a
-step's AllocTRES (which repeats the job's) is never counted as a second job.
+step's AllocTRES (which repeats the job's) is never counted as a second job. A step whose job
+is neither in the batch nor landed before is an orphan (extractors.slurm.steps).
+
+A job still running (End `Unknown`) ends provisionally at Start + Elapsed, the instant sacct
+saw it; the latest such instant is the output's extraction instant (basis `sacct_elapsed`).
 """
 
 from __future__ import annotations
@@ -14,12 +18,21 @@ import dataclasses
 import datetime as dt
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from extractors.records import ParseResult
 from extractors.slurm.records import JOBS_TABLE, STEPS_TABLE, SlurmJob
 from extractors.slurm.sacct_json import land_job
+from extractors.slurm.text import (
+    DISPLAY,
+    FIXED_WIDTH_REASON,
+    XDMOD_FIELDS,
+    XDMOD_LEGACY_FIELDS,
+    field_at,
+    sacct_records,
+    split_record,
+)
 from extractors.slurm.values import (
     FieldError,
     GpuTres,
@@ -27,6 +40,7 @@ from extractors.slurm.values import (
     expand_array_spec,
     gpu_fields,
     gpu_tres,
+    gres_gpus,
     is_uint,
     node_fields,
     parse_duration_seconds,
@@ -35,81 +49,39 @@ from extractors.slurm.values import (
 )
 from extractors.timeparse import parse_timestamp
 
-# The field list of Open XDMoD's documented `sacct --parsable2 --noheader` command, in order.
-XDMOD_FIELDS = (
-    "jobid", "jobidraw", "cluster", "partition", "qos", "account", "group", "gid", "user", "uid",
-    "submit", "eligible", "start", "end", "elapsed", "exitcode", "state", "nnodes", "ncpus",
-    "reqcpus", "reqmem", "reqtres", "alloctres", "timelimit", "nodelist", "jobname",
-)  # fmt: skip
+__all__ = [
+    "FIXED_WIDTH_REASON",
+    "XDMOD_FIELDS",
+    "XDMOD_LEGACY_FIELDS",
+    "parse_sacct_json",
+    "parse_sacct_text",
+]
 
-# sacct's own spelling of the columns we read: used as the `field` of a rejection.
-_DISPLAY = {
-    "jobid": "JobID", "jobidraw": "JobIDRaw", "cluster": "Cluster", "partition": "Partition",
-    "qos": "QOS", "account": "Account", "group": "Group", "gid": "GID", "user": "User",
-    "uid": "UID", "submit": "Submit", "eligible": "Eligible", "start": "Start", "end": "End",
-    "elapsed": "Elapsed", "exitcode": "ExitCode", "state": "State", "nnodes": "NNodes",
-    "ncpus": "NCPUS", "reqcpus": "ReqCPUS", "reqmem": "ReqMem", "reqtres": "ReqTRES",
-    "alloctres": "AllocTRES", "timelimit": "Timelimit", "nodelist": "NodeList",
-    "jobname": "JobName",
-}  # fmt: skip
-
-# Every field name `sacct --helpformat` lists (lower case), to recognise sacct's header line.
-_SACCT_FIELDS = frozenset(XDMOD_FIELDS) | {
-    "admincomment", "alloccpus", "allocgres", "allocnodes", "associd", "avecpu", "avecpufreq",
-    "avediskread", "avediskwrite", "avepages", "averss", "avevmsize", "blockid", "comment",
-    "constraints", "consumedenergy", "consumedenergyraw", "container", "cputime", "cputimeraw",
-    "dbindex", "derivedexitcode", "elapsedraw", "extra", "failednode", "flags", "layout",
-    "licenses", "maxdiskread", "maxdiskreadnode", "maxdiskreadtask", "maxdiskwrite",
-    "maxdiskwritenode", "maxdiskwritetask", "maxpages", "maxpagesnode", "maxpagestask", "maxrss",
-    "maxrssnode", "maxrsstask", "maxvmsize", "maxvmsizenode", "maxvmsizetask", "mcslabel",
-    "mincpu", "mincpunode", "mincputask", "ntasks", "planned", "plannedcpu", "plannedcpuraw",
-    "priority", "qosraw", "qosreq", "reason", "reqcpufreq", "reqcpufreqgov", "reqcpufreqmax",
-    "reqcpufreqmin", "reqgres", "reqnodes", "reservation", "reservationid", "reserved", "resvcpu",
-    "resvcpuraw", "stdin", "stdout", "stderr", "submitline", "suspended", "systemcomment",
-    "systemcpu", "timelimitraw", "totalcpu", "tresusageinave", "tresusageinmax",
-    "tresusageinmaxnode", "tresusageinmaxtask", "tresusageinmin", "tresusageinminnode",
-    "tresusageinmintask", "tresusageintot", "tresusageoutave", "tresusageoutmax",
-    "tresusageoutmaxnode", "tresusageoutmaxtask", "tresusageoutmin", "tresusageoutminnode",
-    "tresusageoutmintask", "tresusageouttot", "usercpu", "wckey", "wckeyid", "workdir",
-}  # fmt: skip
-
-FIXED_WIDTH_REASON = (
-    "fixed-width sacct output is not supported (columns may be truncated with '+'); "
-    "run sacct with --parsable2"
-)
+EXTRACTED_AT_BASIS = "sacct_elapsed"
 _NO_TIME = frozenset({"", "unknown", "none"})
 _ARRAY_TASK = re.compile(r"^(\d+)_(\d+)$")
 _ARRAY_PENDING = re.compile(r"^(\d+)_\[([^\]]*)\]$")
+_HET_COMPONENT = re.compile(r"^(\d+)\+(\d+)$")
 
 
 # --- sacct --parsable2 / --parsable text --------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
-class _Layout:
-    """How the data lines of a section are split: by a header's columns, or XDMoD's 26."""
-
-    columns: tuple[str, ...]  # lower-case sacct names, "" for an unknown column
-    trailing_pipe: bool  # --parsable: every line ends with one extra `|`
-    from_header: bool
-
-
-_XDMOD_LAYOUT = _Layout(columns=XDMOD_FIELDS, trailing_pipe=False, from_header=False)
-
-
 def parse_sacct_text(
-    text: str, *, cluster: str | None = None, timezone: str = "UTC"
+    text: str,
+    *,
+    cluster: str | None = None,
+    timezone: str = "UTC",
+    delimiter: str | None = None,
 ) -> ParseResult:
     """Parse `sacct --parsable2` (or `--parsable`) output into JOBS_TABLE and STEPS_TABLE rows.
 
-    If the first non-empty line is sacct's own header (`JobID|JobName|...`), columns are read
-    by name, in any order and subset; unknown columns are ignored. A header line later in the
-    text (concatenated outputs) switches the columns for the lines after it. Without a header,
-    Open XDMoD's 26 fields (`XDMOD_FIELDS`) are assumed and a line is split into at most 26
-    fields, so `jobname` may contain `|`. `--parsable` output (one trailing `|` per line) is
-    accepted. Header lines and blank lines are not records: every other line counts once in
+    Records are read as `extractors.slurm.text` describes (header lines, the delimiter,
+    fields holding a newline). With a header, columns are read by name, in any order and
+    subset; unknown columns are ignored; a header without Cluster needs `cluster` (else
+    ValueError: the same jobs would land under two names). Every record counts once in
     `records_read` and lands (one row, or one per task of a pending array `1_[1-3]`) or is
-    rejected. Line numbers are 1-based physical lines of `text`.
+    rejected; its line is the 1-based physical line where it starts.
 
     Zone-less times are read in `timezone` (an IANA name) and stored as naive UTC; times
     with an offset (`+0100`, `+01:00`, `Z`) are converted to UTC.
@@ -119,72 +91,62 @@ def parse_sacct_text(
     except (ZoneInfoNotFoundError, ValueError) as err:
         raise ValueError(f"unknown timezone {timezone!r}") from err
     result = ParseResult()
-    layout: _Layout | None = None
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.rstrip("\r")
-        if not line.strip():
-            continue
-        header = _header_layout(line)
-        if header is not None:
-            layout = header
-            continue
-        layout = layout or _XDMOD_LAYOUT
+    gpus_from: dict[str, list[int]] = {}
+    for record in sacct_records(text, delimiter):
+        layout = record.layout
+        if layout.header_line is not None and "cluster" not in layout.columns and not cluster:
+            raise ValueError(
+                f"line {layout.header_line}: the sacct header has no Cluster column: give "
+                "--cluster NAME (the cluster these jobs ran on)"
+            )
         result.records_read += 1
         try:
-            values = _split_line(line, layout)
-            rows = _text_rows(values, cluster=cluster, timezone=timezone, line=number)
+            values = split_record(record)
+            rows, source = _text_rows(values, cluster=cluster, timezone=timezone, line=record.line)
         except FieldError as err:
-            result.reject(number, err.field, err.reason, line)
+            result.reject(record.line, err.field, err.reason, record.text)
             continue
+        if source is not None:
+            gpus_from.setdefault(source, []).append(record.line)
         for row in rows:
             result.add(STEPS_TABLE if row.step_id is not None else JOBS_TABLE, row)
+    for source, lines in gpus_from.items():
+        result.warn(_gpu_source_warning(source, lines))
+    date_extraction(result)
     return result
 
 
-def _header_layout(line: str) -> _Layout | None:
-    """A _Layout when `line` is sacct's header (every column a known sacct field name)."""
-    names = [name.strip().lower() for name in line.split("|")]
-    trailing = len(names) > 1 and names[-1] == ""
-    if trailing:
-        names.pop()
-    if not names or not all(name in _SACCT_FIELDS for name in names):
-        return None
-    columns = tuple(name if name in _DISPLAY else "" for name in names)
-    return _Layout(columns=columns, trailing_pipe=trailing, from_header=True)
-
-
-def _split_line(line: str, layout: _Layout) -> dict[str, str]:
-    expected = len(layout.columns)
-    if expected > 1 and "|" not in line:
-        raise FieldError("line", FIXED_WIDTH_REASON)
-    if layout.trailing_pipe and line.endswith("|"):
-        line = line[:-1]
-    elif not layout.from_header and line.endswith("|") and line.count("|") >= expected:
-        line = line[:-1]  # --parsable without a header
-    # JobName last (as in XDMoD's list) may itself contain `|`.
-    maxsplit = expected - 1 if layout.columns[-1] == "jobname" else -1
-    fields = line.split("|", maxsplit)
-    if len(fields) != expected:
-        raise FieldError("line", f"expected {expected} fields, got {len(fields)}")
-    values = {name: value.strip() for name, value in zip(layout.columns, fields, strict=True)}
-    values.pop("", None)
-    if "jobid" not in values:
-        raise FieldError("JobID", "no JobID column in the sacct header")
-    return values
+def _gpu_source_warning(source: str, lines: list[int]) -> str:
+    shown = ", ".join(map(str, lines[:10])) + (", ..." if len(lines) > 10 else "")
+    if source == "ReqTRES":
+        return (
+            f"{len(lines)} started job(s) request GPUs but the output has no AllocTRES column "
+            f"(lines {shown}): they count 0 allocated GPUs; add AllocTRES to sacct --format"
+        )
+    return (
+        f"{len(lines)} job(s) count their GPUs from the legacy {source} column only "
+        f"(lines {shown}); AllocTRES, where sacct has it, says what was allocated"
+    )
 
 
 def _text_rows(
     values: Mapping[str, str], *, cluster: str | None, timezone: str, line: int
-) -> list[SlurmJob]:
-    """The SlurmJob rows of one parsed line (several for a pending array record)."""
+) -> tuple[list[SlurmJob], str | None]:
+    """The SlurmJob rows of one record (several for a pending array record), and the column
+    its GPU count comes from when that is not AllocTRES (for the ingest's warning)."""
     job_id, step_id = _split_job_id(values["jobid"])
     state, state_detail = split_state(values.get("state", ""))
     exit_code, exit_signal = _exit_code(values.get("exitcode", ""))
-    alloc, req = _tres_column(values, "alloctres"), _tres_column(values, "reqtres")
+    alloc, req, source = _gpus(values, step_id is None)
+    start_at = _time_column(values, "start", timezone)
+    end_at = _time_column(values, "end", timezone)
     elapsed = _duration_column(values, "elapsed")
     timelimit = _duration_column(values, "timelimit")
+    row_cluster = values.get("cluster") or cluster
+    if not row_cluster:
+        raise FieldError("Cluster", "empty Cluster: give --cluster NAME")
     row = SlurmJob(
-        cluster=values.get("cluster") or cluster or "default",
+        cluster=row_cluster,
         job_id=job_id,
         job_id_raw=values.get("jobidraw") or None,
         array_job_id=None,
@@ -204,19 +166,41 @@ def _text_rows(
         exit_signal=exit_signal,
         submit_at=_time_column(values, "submit", timezone),
         eligible_at=_time_column(values, "eligible", timezone),
-        start_at=_time_column(values, "start", timezone),
-        end_at=_time_column(values, "end", timezone),
+        start_at=start_at,
+        end_at=end_at,
         elapsed_seconds=elapsed,
         timelimit_minutes=None if timelimit is None else timelimit // 60,
         node_count=_int_column(values, "nnodes"),
-        cpu_count=_int_column(values, "ncpus"),
+        cpu_count=_int_column(values, "ncpus" if values.get("ncpus") else "alloccpus"),
         **node_fields(values.get("nodelist", ""), "NodeList"),
         alloc_tres=values.get("alloctres") or None,
         req_tres=values.get("reqtres") or None,
         **gpu_fields(alloc, req),
         source_line=line,
     )
-    return _with_array_ids(row)
+    return _with_array_ids(with_run_end(row)), source if alloc.count or req.count else None
+
+
+def _gpus(values: Mapping[str, str], is_job: bool) -> tuple[GpuTres, GpuTres, str | None]:
+    """(allocated, requested, the column the allocation comes from when not AllocTRES).
+
+    AllocTRES wins; without a GPU there, the legacy AllocGRES; an output with neither column
+    (XDMoD's 25 fields) has a started job's GPUs in ReqGRES, as XDMoD's shredder reads them.
+    """
+    alloc, req = _tres_column(values, "alloctres"), _tres_column(values, "reqtres")
+    if not req.count and "reqgres" in values:
+        req = _gres_column(values, "reqgres")
+    if alloc.count or not is_job:
+        return alloc, req, None
+    if "allocgres" in values:
+        gres = _gres_column(values, "allocgres")
+        return gres, req, "AllocGRES" if gres.count else None
+    started = values.get("start", "").lower() not in _NO_TIME
+    if "alloctres" in values or not started:
+        return alloc, req, None
+    if "reqgres" in values:
+        return _gres_column(values, "reqgres"), req, "ReqGRES"
+    return alloc, req, "ReqTRES" if req.count else None
 
 
 def _split_job_id(value: str) -> tuple[str, str | None]:
@@ -227,6 +211,36 @@ def _split_job_id(value: str) -> tuple[str, str | None]:
     if not job_id or (dot and not step_id):
         raise FieldError("JobID", f"invalid JobID {value!r}")
     return job_id, step_id if dot else None
+
+
+def with_run_end(row: SlurmJob) -> SlurmJob:
+    """The row with its end's basis, a running job's provisional end (Start + Elapsed) and
+    a heterogeneous job's component ids (`176+1`: job 176, offset 1)."""
+    het = _HET_COMPONENT.match(row.job_id)
+    provisional = None
+    if row.end_at is None and row.start_at is not None and row.elapsed_seconds is not None:
+        provisional = row.start_at + dt.timedelta(seconds=row.elapsed_seconds)
+    basis = "reported" if row.end_at else "elapsed" if provisional else None
+    return dataclasses.replace(
+        row,
+        het_job_id=het[1] if het else None,
+        het_job_offset=int(het[2]) if het else None,
+        provisional_end_at=provisional,
+        end_basis=basis,
+    )
+
+
+def date_extraction(result: ParseResult) -> None:
+    """The output's extraction instant: the latest Start + Elapsed of a running job or step
+    (sacct computes Elapsed when it runs); none when nothing runs."""
+    ends = [
+        row.provisional_end_at
+        for table in (JOBS_TABLE, STEPS_TABLE)
+        for row in result.tables.get(table, [])
+        if row.provisional_end_at is not None  # type: ignore[attr-defined]
+    ]
+    if ends:
+        result.extracted_at, result.extracted_at_basis = max(ends), EXTRACTED_AT_BASIS
 
 
 def _with_array_ids(row: SlurmJob) -> list[SlurmJob]:
@@ -264,14 +278,14 @@ def _time_column(values: Mapping[str, str], name: str, timezone: str) -> dt.date
     try:
         return parse_timestamp(value, timezone)
     except ValueError:
-        raise FieldError(_DISPLAY[name], f"invalid timestamp {value!r}") from None
+        raise FieldError(DISPLAY[name], f"invalid timestamp {value!r}") from None
 
 
 def _duration_column(values: Mapping[str, str], name: str) -> int | None:
     try:
         return parse_duration_seconds(values.get(name, ""))
     except ValueError as err:
-        raise FieldError(_DISPLAY[name], str(err)) from None
+        raise FieldError(DISPLAY[name], str(err)) from None
 
 
 def _int_column(values: Mapping[str, str], name: str) -> int | None:
@@ -279,7 +293,7 @@ def _int_column(values: Mapping[str, str], name: str) -> int | None:
     if not value:
         return None
     if not is_uint(value):
-        raise FieldError(_DISPLAY[name], f"invalid integer {value!r}")
+        raise FieldError(DISPLAY[name], f"invalid integer {value!r}")
     return int(value)
 
 
@@ -287,7 +301,11 @@ def _tres_column(values: Mapping[str, str], name: str) -> GpuTres:
     try:
         return gpu_tres(parse_tres(values.get(name, "")))
     except ValueError as err:
-        raise FieldError(_DISPLAY[name], str(err)) from None
+        raise FieldError(DISPLAY[name], str(err)) from None
+
+
+def _gres_column(values: Mapping[str, str], name: str) -> GpuTres:
+    return gres_gpus(values.get(name, ""))
 
 
 # --- sacct --json ---------------------------------------------------------------------------
@@ -300,6 +318,7 @@ def parse_sacct_json(text: str, *, cluster: str | None = None) -> ParseResult:
     (numbers wrapped as `{"set", "infinite", "number"}`, `state.current` a list). Times are
     epoch seconds (0 means unset) and land as naive UTC. An array task gets the job_id
     `<array.job_id>_<array.task_id>`, like sacct's text; its raw id is in `job_id_raw`.
+    A heterogeneous job's component gets `<het.job_id>+<het.job_offset>`, like the text.
 
     `records_read` counts jobs plus steps. The `line` of a rejection is the index of the job
     in `jobs` plus 1 (the same for its steps, which are rejected with it when the job is).
@@ -324,4 +343,12 @@ def parse_sacct_json(text: str, *, cluster: str | None = None) -> ParseResult:
         return result
     for index, job in enumerate(jobs):
         land_job(result, job, index + 1, cluster)
+    for table, rows in result.tables.items():
+        result.tables[table] = [with_run_end(row) for row in rows]  # type: ignore[arg-type]
+    date_extraction(result)
     return result
+
+
+def slurm_field_at(delimiter: str | None) -> Callable[[str, int, int], str | None]:
+    """A FieldAt for sacct text (extractors.filebatch): the column at an invalid byte."""
+    return lambda text, line, column: field_at(text, line, column, delimiter)

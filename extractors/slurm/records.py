@@ -13,9 +13,17 @@ STEPS_TABLE = "slurm_steps"
 class SlurmJob:
     """One row of `sacct` output: a job or array task (step_id None) or a job step.
 
-    Times are UTC, zone-less. `alloc_gpu_count` is the number of GPUs (or MIG instances)
-    the allocation held: the untyped `gres/gpu=N` when sacct lists it, else the sum of the
-    typed `gres/gpu:TYPE=N` entries (never both). `req_gpu_count` is the same for ReqTRES.
+    Times are UTC, zone-less. `end_at` is the End sacct reported (None while the job runs);
+    a job still running ends provisionally at `provisional_end_at`, Start + Elapsed: the
+    instant sacct saw it, superseded by a later extraction (`end_basis` says which end the
+    row has: `reported`, `elapsed`, or None when it never started).
+
+    `alloc_gpu_count` is the number of GPUs (or MIG instances) the allocation held: the
+    untyped `gres/gpu=N` when sacct lists it, else the sum of the typed `gres/gpu:TYPE=N`
+    entries (never both); without a GPU in AllocTRES, the legacy AllocGRES (and in XDMoD's
+    25-field layout, which has no allocation column, a started job's ReqGRES).
+    `req_gpu_count` is the same for ReqTRES (else ReqGRES). A heterogeneous job's
+    components (`176+0`, `176+1`) are rows of their own, `het_job_id` naming the job.
     """
 
     cluster: str
@@ -53,6 +61,10 @@ class SlurmJob:
     gpu_type: str | None  # first typed gres type: "h100", "a100_3g.20gb"
     mig_profile: str | None  # "3g.20gb" when the gres type names a MIG profile
     source_line: int
+    het_job_id: str | None = None  # a heterogeneous job's id: "176" of component "176+1"
+    het_job_offset: int | None = None  # the component: 1 of "176+1"
+    provisional_end_at: dt.datetime | None = None  # still running: Start + Elapsed
+    end_basis: str | None = None  # reported | elapsed | None (never started)
 
 
 RAW_TABLES: dict[str, type] = {JOBS_TABLE: SlurmJob, STEPS_TABLE: SlurmJob}

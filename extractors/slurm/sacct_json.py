@@ -59,6 +59,14 @@ def _job_rows(job: Mapping[str, Any], cluster: str | None, line: int) -> list[Sl
     array_job_id = _number(array.get("job_id"), "array.job_id") or None
     task_id = _number(array.get("task_id"), "array.task_id")
     job_id = f"{array_job_id}_{task_id}" if array_job_id and task_id is not None else str(raw_id)
+    het = job.get("het") if isinstance(job.get("het"), dict) else {}
+    het_job_id = _number(het.get("job_id"), "het.job_id")
+    het_offset = _number(het.get("job_offset"), "het.job_offset")
+    if het_job_id and het_offset is not None:
+        job_id = f"{het_job_id}+{het_offset}"
+    job_cluster = _text(job.get("cluster")) or cluster
+    if not job_cluster:
+        raise FieldError("cluster", "the job names no cluster: give --cluster NAME")
     times = _times(job.get("time"))
     run = _run(job.get("state"), job.get("exit_code") or job.get("derived_exit_code"), times)
     tres = job.get("tres") if isinstance(job.get("tres"), dict) else {}
@@ -68,7 +76,7 @@ def _job_rows(job: Mapping[str, Any], cluster: str | None, line: int) -> list[Sl
     alloc_counts = dict(alloc_pairs)
     required = job.get("required") if isinstance(job.get("required"), dict) else {}
     row = SlurmJob(
-        cluster=_text(job.get("cluster")) or cluster or "default",
+        cluster=job_cluster,
         job_id=job_id,
         job_id_raw=str(raw_id),
         array_job_id=str(array_job_id) if array_job_id and task_id is not None else None,

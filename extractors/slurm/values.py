@@ -14,6 +14,7 @@ MAX_ARRAY_TASKS = 100_000  # a pending array record expanding past this is rejec
 _NO_LIMIT = frozenset({"", "unlimited", "partition_limit", "none"})
 _DURATION = re.compile(r"^(?:(?:(\d+)-)?(\d+):)?(\d+):(\d+)(?:\.\d+)?$")
 _MIG_PROFILE = re.compile(r"(\d+g\.\d+gb(?:\+me)?)$")
+_GRES_DETAIL = re.compile(r"\([^)]*\)")  # `(IDX:0-1)` after a GRES count
 
 
 class FieldError(ValueError):
@@ -85,6 +86,22 @@ def gpu_tres(pairs: Iterable[tuple[str, str]]) -> GpuTres:
             first_type = first_type or key.removeprefix("gres/gpu:")
     count = untyped if untyped is not None else typed_total
     return GpuTres(count=count, gpu_type=first_type, mig_profile=mig_profile(first_type))
+
+
+def gres_gpus(text: str) -> GpuTres:
+    """GPUs in a legacy GRES list (ReqGRES / AllocGRES, before Slurm's TRES: `gpu:2`,
+    `gpu:p100:2(IDX:0-1),hbm:0`): the sum of the `gpu` entries' counts (a count left out is
+    1, as Slurm reads `--gres=gpu`), the first entry's type and its MIG profile."""
+    total, first_type = 0, None
+    for item in _GRES_DETAIL.sub("", text).split(","):
+        parts = item.strip().split(":")
+        if parts[0].removeprefix("gres/") != "gpu":
+            continue
+        counted = len(parts) > 1 and is_uint(parts[-1])
+        total += int(parts[-1]) if counted else 1
+        gpu_type = ":".join(parts[1:-1] if counted else parts[1:])
+        first_type = first_type or gpu_type or None
+    return GpuTres(count=total, gpu_type=first_type, mig_profile=mig_profile(first_type))
 
 
 def tres_gpu_count(text: str) -> int:

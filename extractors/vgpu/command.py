@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from extractors.commands import land_each
+from extractors.filebatch import add_read_arguments, read_options
 from extractors.landing import LandingReport
-from extractors.sampling import add_live_arguments, check_file_mode, live_options
+from extractors.sampling import add_live_arguments, check_file_mode, check_live_mode, live_options
 from extractors.vgpu.client import ingest_file, ingest_live
 
 HELP = "vGPU host view (hypervisor NVML): --live on the host, or the sampler's JSONL"
@@ -14,10 +16,15 @@ HELP = "vGPU host view (hypervisor NVML): --live on the host, or the sampler's J
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_live_arguments(parser)
+    add_read_arguments(
+        parser, extracted_at_help="when the file was written (default: its latest poll)"
+    )
 
 
 def ingest(home: Path, args: argparse.Namespace) -> list[LandingReport]:
     if args.file:
         check_file_mode(args)
-        return [ingest_file(home, path) for path in args.file]
+        read = read_options(args)
+        return land_each(args.file, lambda path: ingest_file(home, path, read))
+    check_live_mode(args)
     return ingest_live(home, live_options(args))

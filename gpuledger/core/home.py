@@ -3,7 +3,7 @@ home lock.
 
 The home lock serializes the writers of the warehouse (`warehouse.duckdb` has one writer):
 builds, closes, reopens and the validation of landed batches. Landing raw batches takes the
-raw store's own lock (extractors.landing.raw_store_lock); a build holds that one shared while
+raw store's own lock (extractors.rawstore.raw_store_lock); a build holds that one shared while
 dbt reads the raw tables, so no batch lands half-way through what one build sees. Readers
 take neither: they read the served copy of the marts (gpuledger.core.serving), which only
 the writers, under the home lock, replace.

@@ -27,7 +27,7 @@ import datetime as dt
 import json
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -169,10 +169,13 @@ def connect_served(home: Path) -> duckdb.DuckDBPyConnection:
 
 
 def rows(
-    con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: Sequence[object] | Mapping[str, object] = (),
 ) -> list[dict[str, object]]:
-    """The result of `sql` as one dict per row, keyed by column name."""
-    cursor = con.execute(sql, list(params))
+    """The result of `sql` as one dict per row, keyed by column name (`params` positional,
+    or named for `$name` parameters)."""
+    cursor = con.execute(sql, dict(params) if isinstance(params, Mapping) else list(params))
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from extractors.landing import EMPTY_FILE, batch_files, write_parquet_atomic
+from extractors.rawstore import EMPTY_FILE, batch_files, write_parquet_atomic
 
 VALIDATION_SCHEMA = pa.schema(
     [

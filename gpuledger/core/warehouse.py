@@ -29,7 +29,7 @@ from pathlib import Path
 
 import duckdb
 
-from extractors.landing import ensure_layout
+from extractors.rawstore import ensure_layout
 from gpuledger.core.home import PROJECT_DIR, served_path, warehouse_path
 from gpuledger.core.policy import Policy, load_policy
 

@@ -3,7 +3,9 @@ would have captured them, each dated by the extraction instant."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,8 +37,13 @@ from gpuledger.demo.vgpu import vgpu_jsonl
 
 @dataclass(frozen=True)
 class DemoFiles:
-    """What `generate` wrote, per source (sacct files and Kubernetes files oldest first)."""
+    """What `generate` wrote, per source (sacct files and Kubernetes files oldest first), and
+    when the deployment's extractors read the sources (what `--extracted-at` says of each
+    file): the extraction, but for the files `read_earlier` names (the namespaces listed when
+    the pod watch started)."""
 
+    extracted_at: dt.datetime
+    read_earlier: Mapping[Path, dt.datetime]
     inventory: Path
     sacct_files: tuple[Path, ...]
     kubernetes_files: tuple[Path, ...]
@@ -44,6 +51,9 @@ class DemoFiles:
     nvml_files: tuple[Path, ...]
     prometheus_files: tuple[Path, ...]
     request_files: tuple[Path, ...]
+
+    def extracted_at_of(self, path: Path) -> dt.datetime:
+        return self.read_earlier.get(path, self.extracted_at)
 
     def all_files(self) -> tuple[Path, ...]:
         return (
@@ -86,16 +96,19 @@ def generate(out_dir: Path, period: str = DEMO_PERIOD, seed: int = 7) -> DemoFil
         return write_file(out_dir, name, text, window.extracted_at)
 
     nvml = nvml_files(seed, window, uuids, (jobs, placements), holdings)
+    watch_start = write_file(
+        out_dir,
+        "kubectl-get-namespaces-watch-start.json",
+        kubectl_namespaces(listing),
+        window.first_submit,
+    )
     return DemoFiles(
+        extracted_at=window.extracted_at,
+        read_earlier={watch_start: window.first_submit},
         inventory=write("inventory.csv", inventory_csv(inventory)),
         sacct_files=tuple(write(name, file_text(lines)) for name, lines in weekly.items()),
         kubernetes_files=(
-            write_file(
-                out_dir,
-                "kubectl-get-namespaces-watch-start.json",
-                kubectl_namespaces(listing),
-                window.first_submit,
-            ),
+            watch_start,
             write("kubectl-get-pods-watch.jsonl", watch),
             write("kubectl-get-pods-namespaces-resourcequotas-nodes.json", listing),
         ),

@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from extractors.filebatch import ReadOptions
 from extractors.inventory.client import ingest_file as ingest_inventory
 from extractors.kubernetes.client import ingest_file as ingest_kubernetes
 from extractors.kubernetes.parse import ParseOptions
@@ -30,21 +31,25 @@ from gpuledger.runs import close_period
 
 
 def ingest_demo(home: Path, files: DemoFiles) -> Iterator[LandingReport]:
-    """Land every generated file through its source's client, one batch per file."""
-    yield ingest_inventory(home, files.inventory)
+    """Land every generated file through its source's client, one batch per file, each
+    read at the extraction (`--extracted-at`)."""
+    read = ReadOptions(extracted_at=files.extracted_at)
+    yield ingest_inventory(home, files.inventory, read)
     for path in files.sacct_files:
-        yield ingest_slurm(home, path)
+        yield ingest_slurm(home, path, read=read)
     options = ParseOptions(cluster=K8S_CLUSTER)
     for path in files.kubernetes_files:
-        yield ingest_kubernetes(home, path, options)
+        yield ingest_kubernetes(
+            home, path, options, ReadOptions(extracted_at=files.extracted_at_of(path))
+        )
     for path in files.vgpu_files:
-        yield ingest_vgpu(home, path)
+        yield ingest_vgpu(home, path, read)
     for path in files.nvml_files:
-        yield ingest_nvml(home, path)
+        yield ingest_nvml(home, path, read)
     for path in files.prometheus_files:
-        yield ingest_prometheus(home, path)
+        yield ingest_prometheus(home, path, read)
     for path in files.request_files:
-        yield ingest_requests(home, path)
+        yield ingest_requests(home, path, read)
 
 
 def run_demo(

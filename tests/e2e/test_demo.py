@@ -3,6 +3,8 @@ gateway) generated, landed through every source's client, closed and shown (`run
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from decimal import Decimal
 from pathlib import Path
@@ -16,6 +18,14 @@ def test_demo_closes_the_month_and_prints_the_showback(demo_home: tuple[Path, st
     home, stdout = demo_home
     assert "period 2026-10 closed and published as close-2026-10-v1-" in stdout
     assert "GPU Ledger showback 2026-10 (closed, USD)" in stdout
+    close_id = re.search(r"closed and published as (\S+)", stdout).group(1)
+    assert f"\nclose {close_id}: version 1, approver demo, closed at " in stdout
+    # the tenants' charges and the central platform line totalled apart, then the total
+    assert (
+        "\ntenants: 125,201.64 USD; unattributed (suspense): 1,082.55 USD; "
+        "central platform: 123,965.81 USD; total: 250,250.00 USD\n"
+    ) in stdout
+    assert "total charged" not in stdout
     for tenant in (
         "atlas",
         "boreal",
@@ -138,14 +148,27 @@ def test_demo_jobs_crossing_month_ends_are_charged_to_each_month(
 def test_report_formats(demo_home: tuple[Path, str]) -> None:
     home, _ = demo_home
     csv_out = run_cli(home, None, "report", "--period", "2026-10", "--format", "csv")
-    assert csv_out.stdout.splitlines()[0].startswith(
-        "tenant_id,reserved_gpu_hours,allocated_gpu_hours"
+    rows = list(csv.DictReader(io.StringIO(csv_out.stdout)))
+    assert csv_out.stdout.startswith(
+        "period,currency,tenant_id,tenant_name,department,cost_center,reserved_gpu_hours,"
     )
+    atlas = next(row for row in rows if row["tenant_id"] == "atlas")
+    assert (atlas["period"], atlas["currency"], atlas["tenant_name"]) == ("2026-10", "USD", "Atlas")
+    assert (atlas["department"], atlas["cost_center"]) == ("ML research", "CC-4100")
+    assert atlas["close_id"].startswith("close-2026-10-v1-") and atlas["status"] == "closed"
     lines = run_cli(home, None, "report", "--period", "2026-10", "--tenant", "boreal")
-    assert "Charge lines of boreal" in lines.stdout
+    assert "Charge lines of boreal" in lines.stdout and "\ntotal: 36,885.51 USD\n" in lines.stdout
     assert "guaranteed_capacity" in lines.stdout and "burst_usage" in lines.stdout
+    boreal = run_cli(
+        home, None, "report", "--period", "2026-10", "--tenant", "boreal", "--format", "csv"
+    )
+    assert {row["cost_center"] for row in csv.DictReader(io.StringIO(boreal.stdout))} == {"CC-4200"}
     html = run_cli(home, None, "report", "--period", "2026-10", "--format", "html")
-    assert html.stdout.startswith("<!doctype html>") and "<td>boreal</td>" in html.stdout
+    assert html.stdout.startswith("<!doctype html>") and '<td class="id">boreal</td>' in html.stdout
+    assert (
+        'data-metric="close_id" data-period="2026-10" data-value="close-2026-10-v1-' in html.stdout
+    )
+    assert 'data-party="platform" data-value="123965.81"' in html.stdout
     missing = run_cli(home, None, "report", "--period", "2031-01")
     assert missing.exit_code == 1 and "no showback for period 2031-01" in missing.stderr
 

@@ -42,7 +42,8 @@ def test_real_sample_counts(
 ) -> None:
     from extractors.slurm.client import ingest_file
 
-    report = ingest_file(home, path)
+    # the headers without a Cluster column need one named; a Cluster column wins over it
+    report = ingest_file(home, path, cluster="sample")
     assert (report.records_read, report.records_landed, report.records_quarantined) == (
         read,
         landed,

@@ -15,6 +15,7 @@ from tests.conftest import FIXTURES, run_cli
 
 K8S = FIXTURES / "kubernetes"
 CLUSTER_LIST = K8S / "kubectl-get-pods-namespaces-resourcequotas-nodes.json"
+LISTED_AT = ("--extracted-at", "2026-11-05T00:00:00Z")  # a List carries no time of its own
 
 
 def _rows(home: Path, table: str) -> list[dict[str, object]]:
@@ -25,25 +26,26 @@ def _rows(home: Path, table: str) -> list[dict[str, object]]:
 
 
 def test_file_ingest_reports_counts_and_is_idempotent(home: Path) -> None:
-    first = run_cli(home, None, "ingest", "kubernetes", "--file", str(CLUSTER_LIST))
+    first = run_cli(home, None, "ingest", "kubernetes", "--file", str(CLUSTER_LIST), *LISTED_AT)
     assert first.exit_code == 0, first.stderr
     assert "read 22, landed 22, quarantined 0" in first.stdout
     assert "kubernetes_pod_allocations 10" in first.stdout
-    again = run_cli(home, None, "ingest", "kubernetes", "--file", str(CLUSTER_LIST))
+    again = run_cli(home, None, "ingest", "kubernetes", "--file", str(CLUSTER_LIST), *LISTED_AT)
     assert "already landed" in again.stdout
     assert len(_rows(home, "kubernetes_pod_allocations")) == 10
     assert {r["cluster"] for r in _rows(home, "kubernetes_pod_allocations")} == {"default"}
     # Parse options are part of the batch identity: other replicas, another batch.
     other = run_cli(
-        home, None, "ingest", "kubernetes", "--file", str(CLUSTER_LIST), "--timeslice-replicas", "2"
-    )
+        home, None, "ingest", "kubernetes", "--file", str(CLUSTER_LIST), *LISTED_AT,
+        "--timeslice-replicas", "2",
+    )  # fmt: skip
     assert "already landed" not in other.stdout
     assert len(_rows(home, "kubernetes_pod_allocations")) == 20
 
 
 def test_bad_records_are_quarantined_with_file_index_field_and_reason(home: Path) -> None:
     path = K8S / "bad-items.json"
-    result = run_cli(home, None, "ingest", "kubernetes", "--file", str(path))
+    result = run_cli(home, None, "ingest", "kubernetes", "--file", str(path), *LISTED_AT)
     assert result.exit_code == 0
     assert "read 9, landed 1, quarantined 8" in result.stdout
     assert f"quarantined {path}:1: field spec.containers[0].resources.limits." in result.stdout
@@ -66,7 +68,11 @@ def test_bad_records_are_quarantined_with_file_index_field_and_reason(home: Path
             "line 63 column 6: invalid JSON: Expecting property name enclosed in double quotes",
         ),
         (b"", "empty file: expected a Kubernetes List or watch events"),
-        (b"\xff\xfe{}", "not UTF-8 text (byte 0)"),
+        (
+            b"\xff\xfe{}",
+            "invalid UTF-8 byte 0xff (give --encoding if the file is in another encoding, or "
+            "--errors replace to land it with U+FFFD in place of each invalid byte)",
+        ),
         (
             b"NAME READY STATUS\nweb-0 1/1 Running\n",
             "line 1: expected a JSON object (a List or a watch event)",
@@ -78,9 +84,10 @@ def test_unreadable_files_are_errors_naming_the_file(
 ) -> None:
     path = tmp_path / "input.json"
     path.write_bytes(content)
-    result = run_cli(home, None, "ingest", "kubernetes", "--file", str(path))
+    result = run_cli(home, None, "ingest", "kubernetes", "--file", str(path), *LISTED_AT)
     assert result.exit_code == 1
-    assert result.stderr == f"gpuledger: {path}: {message}\n"
+    where = f"{path}:1: column 1" if message.startswith("invalid UTF-8") else str(path)
+    assert result.stderr == f"gpuledger: {where}: {message}\n"
 
 
 def test_missing_file_is_an_error(home: Path, tmp_path: Path) -> None:

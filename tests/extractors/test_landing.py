@@ -10,7 +10,7 @@ import pytest
 from extractors.filebatch import SourceFileError
 from extractors.inventory.client import ingest_file as ingest_inventory
 from extractors.inventory.parse import InventoryFormatError, parse_inventory_csv
-from extractors.landing import EMPTY_FILE, batch_manifest, ensure_layout, raw_tables
+from extractors.rawstore import EMPTY_FILE, batch_manifest, ensure_layout, raw_tables
 from extractors.slurm.client import ingest_file as ingest_slurm
 from tests.conftest import FIXTURES, run_cli
 
@@ -26,8 +26,8 @@ def _rows(home: Path, table: str) -> list[dict]:
 
 
 def test_same_content_lands_once(home: Path) -> None:
-    first = ingest_slurm(home, SACCT_2205)
-    second = ingest_slurm(home, SACCT_2205)
+    first = ingest_slurm(home, SACCT_2205, cluster="probe")
+    second = ingest_slurm(home, SACCT_2205, cluster="probe")
     assert (first.records_read, first.records_landed, first.records_quarantined) == (26, 26, 0)
     assert not first.already_landed and second.already_landed
     assert second.batch_id == first.batch_id
@@ -38,21 +38,21 @@ def test_same_content_lands_once(home: Path) -> None:
 
 
 def test_parse_options_are_part_of_the_batch_identity(home: Path) -> None:
-    utc = ingest_slurm(home, SACCT_2205, timezone="UTC")
-    berlin = ingest_slurm(home, SACCT_2205, timezone="Europe/Berlin")
+    utc = ingest_slurm(home, SACCT_2205, cluster="probe", timezone="UTC")
+    berlin = ingest_slurm(home, SACCT_2205, cluster="probe", timezone="Europe/Berlin")
     assert utc.batch_id != berlin.batch_id
     assert not berlin.already_landed
 
 
 def test_every_row_carries_its_batch_and_line(home: Path) -> None:
-    report = ingest_slurm(home, SACCT_2205)
+    report = ingest_slurm(home, SACCT_2205, cluster="probe")
     jobs = _rows(home, "slurm_jobs")
     assert {r["batch_id"] for r in jobs} == {report.batch_id}
     assert sorted(r["source_line"] for r in jobs)[:3] == [2, 5, 8]
 
 
 def test_rejected_records_are_quarantined_with_file_line_field_reason(home: Path) -> None:
-    report = ingest_slurm(home, MILA)
+    report = ingest_slurm(home, MILA, cluster="mila")
     assert (report.records_read, report.records_landed, report.records_quarantined) == (8, 2, 6)
     quarantined = _rows(home, "quarantine")
     assert len(quarantined) == 6
@@ -67,7 +67,9 @@ def test_rejected_records_are_quarantined_with_file_line_field_reason(home: Path
 
 
 def test_cli_prints_read_landed_quarantined(home: Path) -> None:
-    result = run_cli(home, None, "ingest", "slurm", "--file", str(MILA), str(SACCT_2205))
+    result = run_cli(
+        home, None, "ingest", "slurm", "--cluster", "probe", "--file", str(MILA), str(SACCT_2205)
+    )
     assert result.exit_code == 0
     assert "read 8, landed 2, quarantined 6" in result.stdout
     assert "read 26, landed 26, quarantined 0" in result.stdout
@@ -85,7 +87,7 @@ def test_empty_layout_has_a_schema_file_per_raw_table(home: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"\xff\xfe\x00bad", r"not UTF-8 text \(byte 0\)"),
+        (b"\xff\xfe\x00bad", r"bad.txt:1: field JobID: invalid UTF-8 byte 0xff"),
     ],
 )
 def test_unreadable_files_name_the_file(
@@ -103,7 +105,16 @@ def test_missing_file_and_bad_timezone_are_clear_errors(tmp_path: Path, home: Pa
     assert missing.exit_code == 1
     assert "nope.txt: cannot read" in missing.stderr
     zone = run_cli(
-        home, None, "ingest", "slurm", "--file", str(SACCT_2205), "--timezone", "Mars/Base"
+        home,
+        None,
+        "ingest",
+        "slurm",
+        "--cluster",
+        "probe",
+        "--file",
+        str(SACCT_2205),
+        "--timezone",
+        "Mars/Base",
     )
     assert zone.exit_code == 1
     assert "Mars/Base" in zone.stderr and str(SACCT_2205) in zone.stderr

@@ -8,9 +8,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from extractors.landing import batch_files
 from extractors.nvml.parse import parse_nvml_jsonl
 from extractors.nvml.records import DEVICES_TABLE, PROCESSES_TABLE, SAMPLES_TABLE
+from extractors.rawstore import batch_files
 from tests.conftest import FIXTURES, run_cli
 
 RECORDED = FIXTURES / "nvml" / "gpu-node-07.jsonl"

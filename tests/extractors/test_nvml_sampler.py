@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pynvml
 import pytest
 
-from extractors.landing import batch_manifest
+from extractors.rawstore import batch_manifest
 from tests.conftest import FIXTURES, run_cli
 from tests.fixtures.nvml import node
 from tests.fixtures.nvml.fake_nvml import GiB

@@ -17,8 +17,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from extractors.landing import batch_files
 from extractors.prometheus.auth import PASSWORD_ENV, TOKEN_ENV, USER_ENV
+from extractors.rawstore import batch_files
 from gpuledger.cli import main
 from tests.conftest import CliResult, run_cli
 

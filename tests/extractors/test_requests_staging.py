@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -21,10 +20,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     first = json.loads(DAY.read_text().splitlines()[0])
     corrected = tmp_path_factory.mktemp("files") / "reexport.jsonl"
     corrected.write_text(json.dumps(first | {"output_tokens": 999, "outcome": "error"}) + "\n")
-    later = DAY.stat().st_mtime + 3600  # a file's extraction time is its modification time
-    os.utime(corrected, (later, later))
-    for path in (DAY, corrected):
-        assert run_cli(home, None, "ingest", "requests", "--file", str(path)).exit_code == 0
+    # the re-export was extracted an hour after the day's log (a modification time is not)
+    for path, extracted in ((DAY, "2026-10-06T00:00:00Z"), (corrected, "2026-10-06T01:00:00Z")):
+        ingested = run_cli(
+            home, None, "ingest", "requests", "--file", str(path), "--extracted-at", extracted
+        )
+        assert ingested.exit_code == 0
     prepare(home, DEMO_POLICY_DIR)  # this source's staging models and what they read
     run_dbt(
         home,

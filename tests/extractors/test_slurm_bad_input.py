@@ -54,7 +54,7 @@ def _mutate(line_no: int, column: str, value: str) -> str:
 )
 def test_bad_field_rejected(line_no: int, column: str, value: str, field: str, reason: str) -> None:
     text = _mutate(line_no, column, value)
-    result = parse_sacct_text(text)
+    result = parse_sacct_text(text, cluster="probe")
     assert [(r.line, r.field, r.reason) for r in result.rejected] == [(line_no, field, reason)]
     assert result.rejected[0].raw == text.splitlines()[line_no - 1]
     assert_nothing_lost(result, data_lines(text, headers=(1,)))
@@ -70,7 +70,7 @@ def test_bad_field_rejected(line_no: int, column: str, value: str, field: str, r
 def test_bad_line_rejected(bad_line: str, reason: str) -> None:
     lines = read(TEXT_2205).splitlines()
     text = "\n".join([*lines[:4], bad_line, "", *lines[4:]])
-    result = parse_sacct_text(text)
+    result = parse_sacct_text(text, cluster="probe")
     assert [(r.line, r.field, r.reason) for r in result.rejected] == [(5, "line", reason)]
     assert len(jobs(result)) == 8 and len(steps(result)) == 18
     assert_nothing_lost(result, data_lines(text, headers=(1,)))

@@ -23,7 +23,7 @@ from tests.extractors.slurm_samples import (
 
 @pytest.fixture(scope="module")
 def text_2205() -> ParseResult:
-    return parse_sacct_text(read(TEXT_2205))
+    return parse_sacct_text(read(TEXT_2205), cluster="probe")
 
 
 # --- Slurm 22.05 --json (dbv0.0.38): the same jobs --------------------------------------------
@@ -164,4 +164,48 @@ def test_json_data_parser_v0040_wrapped_numbers() -> None:
         "batch",
         "g[1-2]",
         2,
+    )
+
+
+# --- a job's cluster, a heterogeneous job, a running job --------------------------------------
+
+
+def _first_job(**changes: object) -> str:
+    document = json.loads(read(JSON_2205))
+    job = document["jobs"][0]
+    for key, value in changes.items():
+        job[key] = value
+    document["jobs"] = [job]
+    return json.dumps(document)
+
+
+def test_a_job_naming_no_cluster_needs_one() -> None:
+    text = _first_job(cluster="")
+    refused = parse_sacct_json(text)
+    reasons = [(r.line, r.field, r.reason) for r in refused.rejected]
+    assert reasons[0] == (1, "cluster", "the job names no cluster: give --cluster NAME")
+    assert len(reasons) == refused.records_read  # its steps go with it
+    assert not jobs(refused)
+    assert {r.cluster for r in jobs(parse_sacct_json(text, cluster="probe"))} == {"probe"}
+
+
+def test_a_het_job_component_is_named_as_sacct_text_names_it() -> None:
+    result = parse_sacct_json(_first_job(het={"job_id": 176, "job_offset": 1}))
+    (job,) = jobs(result)
+    assert (job.job_id, job.het_job_id, job.het_job_offset) == ("176+1", "176", 1)
+    assert {step.job_id for step in steps(result)} == {"176+1"}
+
+
+def test_a_running_job_ends_provisionally_at_start_plus_elapsed() -> None:
+    document = json.loads(_first_job())
+    time = document["jobs"][0]["time"]
+    time["end"], time["elapsed"] = 0, 3600
+    result = parse_sacct_json(json.dumps(document))
+    (job,) = jobs(result)
+    start = dt.datetime.fromtimestamp(time["start"], dt.UTC).replace(tzinfo=None)
+    assert (job.end_at, job.end_basis) == (None, "elapsed")
+    assert job.provisional_end_at == start + dt.timedelta(hours=1)
+    assert (result.extracted_at, result.extracted_at_basis) == (
+        start + dt.timedelta(hours=1),
+        "sacct_elapsed",
     )

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import extractors.slurm.client as client
-from extractors.landing import batch_files, batch_manifest
+from extractors.rawstore import batch_files, batch_manifest
 from extractors.slurm.parse import XDMOD_FIELDS, parse_sacct_text
 from extractors.slurm.records import JOBS_TABLE, STEPS_TABLE
 from extractors.slurm.windows import (

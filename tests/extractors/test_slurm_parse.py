@@ -34,7 +34,7 @@ from tests.extractors.slurm_samples import (
 
 @pytest.fixture(scope="module")
 def text_2205() -> ParseResult:
-    return parse_sacct_text(read(TEXT_2205))
+    return parse_sacct_text(read(TEXT_2205), cluster="probe")
 
 
 def test_2205_text_jobs_steps_and_every_line(text_2205: ParseResult) -> None:
@@ -57,7 +57,7 @@ def test_2205_text_fields(text_2205: ParseResult) -> None:
     j = by_id(jobs(text_2205))
     ok = j["11"]
     assert (ok.cluster, ok.user_name, ok.account, ok.partition, ok.qos) == (
-        "default",
+        "probe",
         "alice",
         "atlas",
         "gpu",
@@ -106,7 +106,7 @@ def test_cluster_argument_and_column() -> None:
 
 def test_mila_parsable_parses_fixed_width_rejected() -> None:
     text = read(MILA)
-    result = parse_sacct_text(text)
+    result = parse_sacct_text(text, cluster="mila")
     j = by_id(jobs(result))
     assert set(j) == {"2330417", "2331586"}
     a = j["2330417"]
@@ -136,7 +136,7 @@ def test_mila_parsable_parses_fixed_width_rejected() -> None:
 
 
 def test_fixed_width_state_truncation_tolerated() -> None:
-    result = parse_sacct_text("JobID|State\n1|CANCELLED+\n")
+    result = parse_sacct_text("JobID|State\n1|CANCELLED+\n", cluster="c")
     assert jobs(result)[0].state == "CANCELLED"
 
 
@@ -264,7 +264,7 @@ def test_xdmod_job_arrays_expand() -> None:
     ],
 )
 def test_array_ranges(job_id: str, expected: list[str]) -> None:
-    result = parse_sacct_text(f"JobID|State\n{job_id}|PENDING\n")
+    result = parse_sacct_text(f"JobID|State\n{job_id}|PENDING\n", cluster="c")
     assert [r.array_task_id for r in jobs(result)] == expected
     assert {r.source_line for r in jobs(result)} == {2}
     assert result.records_read == 1
@@ -275,10 +275,10 @@ def test_array_ranges(job_id: str, expected: list[str]) -> None:
 
 def test_zoneless_time_in_given_timezone() -> None:
     text = "JobID|Start|End\n1|2024-07-01T12:00:00|2024-01-15T12:00:00\n"
-    berlin = jobs(parse_sacct_text(text, timezone="Europe/Berlin"))[0]
+    berlin = jobs(parse_sacct_text(text, cluster="c", timezone="Europe/Berlin"))[0]
     assert berlin.start_at == dt.datetime(2024, 7, 1, 10, 0)  # CEST: 2 h earlier in UTC
     assert berlin.end_at == dt.datetime(2024, 1, 15, 11, 0)  # CET: 1 h
-    utc = jobs(parse_sacct_text(text))[0]
+    utc = jobs(parse_sacct_text(text, cluster="c"))[0]
     assert utc.start_at == dt.datetime(2024, 7, 1, 12, 0)
 
 
@@ -286,7 +286,9 @@ def test_zoneless_time_in_given_timezone() -> None:
 def test_time_with_offset_converts(offset: str) -> None:
     text = f"JobID|Start\n1|2024-01-01T10:00:00{offset}\n"
     for tz in ("UTC", "America/New_York"):  # an explicit offset wins over `timezone`
-        assert jobs(parse_sacct_text(text, timezone=tz))[0].start_at == dt.datetime(2024, 1, 1, 9)
+        assert jobs(parse_sacct_text(text, cluster="c", timezone=tz))[0].start_at == dt.datetime(
+            2024, 1, 1, 9
+        )
 
 
 def test_unknown_timezone_is_a_caller_error() -> None:

@@ -9,6 +9,7 @@ import pytest
 from extractors.slurm.values import (
     expand_hostlist,
     gpu_tres,
+    gres_gpus,
     parse_duration_seconds,
     parse_tres,
     tres_gpu_count,
@@ -16,6 +17,25 @@ from extractors.slurm.values import (
 from tests.extractors.slurm_samples import GPU_COUNT_CASES, read
 
 # --- TRES / GPU count ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("gres", "count", "gpu_type", "mig"),
+    [
+        ("gpu:2", 2, None, None),
+        ("gpu:p100:2(IDX:0-1),hbm:0", 2, "p100", None),  # XDMoD's SlurmGresParser example
+        ("gpu", 1, None, None),  # a count left out is 1, as Slurm reads --gres=gpu
+        ("gpu:tesla", 1, "tesla", None),
+        ("gpu:k80:2,gpu:p100:1", 3, "k80", None),
+        ("gpu:a100_3g.20gb:1", 1, "a100_3g.20gb", "3g.20gb"),
+        ("gres/gpu:2", 2, None, None),
+        ("bandwidth:1G,mps:100", 0, None, None),
+        ("", 0, None, None),
+    ],
+)
+def test_legacy_gres_gpu_counts(gres: str, count: int, gpu_type: str | None, mig: str | None):
+    found = gres_gpus(gres)
+    assert (found.count, found.gpu_type, found.mig_profile) == (count, gpu_type, mig)
 
 
 @pytest.mark.parametrize(("tres", "expected"), json.loads(read(GPU_COUNT_CASES)))

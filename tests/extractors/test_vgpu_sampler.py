@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pynvml
 import pytest
 
-from extractors.landing import batch_files
+from extractors.rawstore import batch_files
 from tests.conftest import FIXTURES, run_cli
 from tests.fixtures.nvml.fake_nvml import FakeGpu, FakeNvml, GiB
 from tests.fixtures.vgpu import host

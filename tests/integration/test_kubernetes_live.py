@@ -260,7 +260,11 @@ def test_watch_survives_410_and_restarts_without_duplicates_or_lost_intervals(
     # The same pods saved by kubectl and ingested as a file add observations, not rows.
     listed = tmp_path / "pods.json"
     shutil.copy(LIVE / "pods-list-2.json", listed)
-    result = run_cli(home, None, "ingest", "kubernetes", "--file", str(listed), "--cluster", "lab")
+    saved_at = dt.datetime.now(dt.UTC).isoformat()  # a List carries no time: kubectl ran now
+    result = run_cli(
+        home, None, "ingest", "kubernetes", "--file", str(listed), "--cluster", "lab",
+        "--extracted-at", saved_at,
+    )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     assert "read 5, landed 5, quarantined 0" in result.stdout
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from extractors.landing import batch_files
+from extractors.rawstore import batch_files
 from tests.conftest import REAL_SLURM, run_cli, write_policy
 from tests.orchestration.conftest import BASE_POLICY
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from extractors.crashpoints import VARIABLE
-from extractors.landing import batch_files
+from extractors.rawstore import batch_files
 from gpuledger.core.ledger import current_close, lines_hash, published_lines
 from tests.conftest import REPO, Job, write_inventory, write_policy, write_sacct
 from tests.orchestration.conftest import APRIL, MAPPED_POLICY

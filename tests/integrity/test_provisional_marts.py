@@ -9,6 +9,7 @@ import datetime as dt
 import hashlib
 import io
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -64,7 +65,8 @@ def test_unpriced_line_reads_unpriced_and_its_total_says_incomplete(
     table = run_cli(home, policy, "report", "--period", "2026-03", "--tenant", "atlas").stdout
     atlas = next(line for line in table.splitlines() if line.startswith("atlas"))
     assert "800.00 + unpriced" in atlas
-    assert "total charged: 800.00 USD + unpriced (1 line no rate covers)" in table
+    assert "\nprovisional: 2026-03 is not closed;" in table
+    assert "\ntotal: 800.00 USD + unpriced (1 line no rate covers)\n" in table
     charged = [line.split() for line in table.splitlines() if line.startswith("allocated_gpu")]
     assert [line[:6] for line in charged] == [
         ["allocated_gpu_hours", "h100", "400.000", "gpu_hour", "2.000", "800.00"],
@@ -86,7 +88,11 @@ def test_unpriced_line_reads_unpriced_and_its_total_says_incomplete(
     page = run_cli(
         home, policy, "report", "--period", "2026-03", "--tenant", "atlas", "--format", "html"
     ).stdout
-    assert "<td>800.00 + unpriced</td>" in page and "<td>unpriced</td><td>unpriced</td>" in page
+    assert re.search(r'data-metric="total_charge"[^>]*>800\.00 \+ unpriced<', page)
+    # the unpriced line: its price is null and its amount 0.00 in the mart, shown `unpriced`
+    for metric, value in (("unit_price", "null"), ("amount", "0.00")):
+        assert re.search(rf'data-metric="{metric}"[^>]*data-value="{value}">unpriced<', page)
+    assert "Provisional: 2026-03 is not closed" in page
 
 
 def test_user_and_job_names_are_hashed_with_the_home_salt_by_default(

@@ -13,7 +13,7 @@ import pytest
 from dagster import AssetKey, ExecuteInProcessResult
 
 from extractors.inventory.records import InventoryDevice
-from extractors.landing import batch_files
+from extractors.rawstore import batch_files
 from extractors.slurm.records import SlurmJob
 from orchestration.validation import suite_for
 from tests.conftest import Job, run_cli, sql, write_inventory, write_policy
@@ -113,7 +113,7 @@ def test_inbox_files_are_moved_and_unreadable_ones_fail_the_step(
     assert sorted(p.name for p in landed.iterdir()) == ["bad.txt", "good.txt"]
     failed = home / "inbox" / ".failed" / "slurm"
     assert (failed / "garbage.txt").exists()
-    assert "not UTF-8 text" in (failed / "garbage.txt.error.txt").read_text()
+    assert "invalid UTF-8 byte" in (failed / "garbage.txt.error.txt").read_text()
     assert "garbage.txt: " in step_failures(result)["land_slurm"]
     # another day's file waits for its own partition
     assert (home / "inbox" / "slurm" / "tomorrow.txt").exists()

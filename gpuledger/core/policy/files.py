@@ -221,4 +221,7 @@ SETTINGS_CHECKS: dict[str, Check] = {
     "settle_lag_hours": non_negative_value,
     "coverage_gap_tolerance_minutes": non_negative_value,
     "personal_data": one_of("hash", "drop", "keep"),
+    "focus_billing_account_id": text_value,
+    "focus_billing_account_name": text_value,
+    "focus_provider_name": text_value,
 }

@@ -5,15 +5,20 @@ names the file, the line, the scope and the other line it collides with."""
 
 from __future__ import annotations
 
+import csv
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 
+from gpuledger.core.home import PROJECT_DIR
 from gpuledger.core.policy.values import non_negative_value
 
 Row = dict[str, str]
 Files = dict[str, list[Row]]
 
 RESERVE_PREFIX = "reliability_reserve_gpus."
+# NVIDIA's MIG profiles per GPU model (the dbt seed `mig_profiles`, schema reference)
+MIG_PROFILES_SEED = PROJECT_DIR / "seeds" / "mig_profiles.csv"
 
 # file: the columns that name one row (a dbt `unique` test or the grain a join fans out on)
 UNIQUE_KEYS: dict[str, tuple[str, ...]] = {
@@ -145,6 +150,32 @@ def _check_endpoint_scopes(rows: Sequence[Row]) -> None:
         )
 
 
+@functools.cache
+def mig_profiles() -> dict[str, tuple[str, ...]]:
+    """The MIG profiles of each catalogued GPU model, in the seed's order."""
+    catalog: dict[str, list[str]] = {}
+    with MIG_PROFILES_SEED.open(newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            catalog.setdefault(row["gpu_model"], []).append(row["profile"])
+    return {model: tuple(profiles) for model, profiles in catalog.items()}
+
+
+def _check_mig_profiles(rows: Sequence[Row]) -> None:
+    """A MIG weight of a catalogued GPU model names one of its profiles: a mistyped profile
+    weighs no instance, and the allocations it meant would be left unweighted. A model the
+    catalog does not know is the site's to name (its profiles are not checked)."""
+    catalog = mig_profiles()
+    for row in rows:
+        known = catalog.get(row["gpu_model"])
+        if row["sharing_mode"] == "mig" and known and row["profile"] not in known:
+            raise RuleError(
+                "partition_weights",
+                row["_line"],
+                f"field profile: {row['profile']!r} is not a MIG profile of {row['gpu_model']} "
+                f"(seeds/mig_profiles.csv: {', '.join(known)})",
+            )
+
+
 def _check_unique(name: str, rows: Sequence[Row], columns: tuple[str, ...]) -> None:
     seen: dict[tuple[str, ...], str] = {}
     for row in rows:
@@ -176,6 +207,7 @@ def check_rules(files: Files) -> None:
     for name, columns in UNIQUE_KEYS.items():
         _check_unique(name, files[name], columns)
     _check_reserves(files["settings"])
+    _check_mig_profiles(files["partition_weights"])
     _check_ownership(files["ownership"])
     _check_rate_card(files["rate_card"])
     _check_endpoint_weights(files["endpoint_weights"])

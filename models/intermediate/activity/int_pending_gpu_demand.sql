@@ -61,7 +61,7 @@ partition_classes as (
 
 waiting_jobs as (
     select
-        jobs.workload_id as pending_request_id,
+        jobs.component_id as pending_request_id,
         jobs.cluster_id,
         jobs.partition_name,
         jobs.gpu_type,
@@ -78,7 +78,7 @@ waiting_jobs as (
         ran_on.gpu_class as ran_gpu_class
     from jobs
     left join allocations
-        on jobs.workload_id = allocations.allocation_id
+        on jobs.component_id = allocations.allocation_id
     left join nodes as ran_on
         on jobs.started_at is not null and jobs.first_node = ran_on.node_name
     where

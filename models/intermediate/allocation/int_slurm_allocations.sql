@@ -1,6 +1,7 @@
-{#- One allocation per Slurm job that held GPUs: [started_at, ended_at) on its first node's
-    GPU class. A running job's allocation is open and provisionally ends at its extraction
-    time. A MIG gres (`gres/gpu:a100_3g.20gb`) holds the profile's capacity fraction. The raw
+{#- One allocation per Slurm job (or heterogeneous-job component, of its heterogeneous job's
+    workload) that held GPUs: [started_at, ended_at) on its first node's GPU class. A running
+    job's allocation is open and provisionally ends at Start + Elapsed, the instant sacct saw
+    it (at its batch's extraction time where the output had no Elapsed). A MIG gres (`gres/gpu:a100_3g.20gb`) holds the profile's capacity fraction. The raw
     job id (the id the NVML sampler's cgroups name) and the job's nodes come along for
     telemetry and conservation. -#}
 with
@@ -21,7 +22,7 @@ weights as (
 held as (
     select
         jobs.*,
-        coalesce(jobs.ended_at, jobs.extracted_at) as allocation_end_at,
+        coalesce(jobs.ended_at, jobs.provisional_end_at, jobs.extracted_at) as allocation_end_at,
         jobs.ended_at is null as is_open
     from jobs
     where
@@ -31,7 +32,7 @@ held as (
 
 final as (
     select
-        held.workload_id as allocation_id,
+        held.component_id as allocation_id,
         held.workload_id,
         'slurm' as source_system,
         'slurm_account' as scope_type,

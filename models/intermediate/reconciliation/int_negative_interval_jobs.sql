@@ -1,4 +1,5 @@
-{#- Every Slurm job (with GPUs or not) whose recorded end precedes its start. -#}
+{#- Every Slurm job or heterogeneous-job component (with GPUs or not) whose recorded end
+    precedes its start. -#}
 with
 
 jobs as (
@@ -7,6 +8,7 @@ jobs as (
 
 final as (
     select
+        component_id,
         workload_id,
         started_at,
         ended_at

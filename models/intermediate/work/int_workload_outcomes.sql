@@ -25,7 +25,7 @@ allocations as (
 ),
 
 jobs as (
-    select * from {{ ref('stg_slurm__jobs') }}
+    select * from {{ ref('int_slurm_workloads') }}
 ),
 
 pods as (

@@ -1,10 +1,11 @@
-{#- One row per workload (a Slurm job or array task), its scheduler facts and end state. User
-    and job names are personal data: hashed with the home's salt, dropped or kept, as the
-    personal_data setting says (staging keeps them; BI tools read only the marts). -#}
+{#- One row per workload (a Slurm job, array task or heterogeneous job), its scheduler facts
+    and end state. User and job names are personal data: hashed with the home's salt, dropped
+    or kept, as the personal_data setting says (staging keeps them; BI tools read only the
+    marts). -#}
 with
 
 jobs as (
-    select * from {{ ref('stg_slurm__jobs') }}
+    select * from {{ ref('int_slurm_workloads') }}
 ),
 
 settings as (

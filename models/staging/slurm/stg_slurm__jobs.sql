@@ -1,6 +1,9 @@
 {#- The latest word on each Slurm job: sacct windows overlap and a running job is reported
     again when it ends, so one job can arrive in several batches. A final state wins over a
-    non-final one, then the most recent extraction. -#}
+    non-final one, then the most recent extraction (so a running job's provisional end, the
+    Start + Elapsed sacct saw, is superseded by a later extraction's). A heterogeneous job's
+    components (`176+0`, `176+1`) are rows of their own (`component_id`) of one workload,
+    the heterogeneous job (`workload_id` names job 176). -#}
 with
 
 jobs as (
@@ -23,10 +26,13 @@ latest as (
 
 final as (
     select
-        'slurm:' || cluster || ':' || job_id as workload_id,
+        'slurm:' || cluster || ':' || coalesce(het_job_id, job_id) as workload_id,
+        'slurm:' || cluster || ':' || job_id as component_id,
         cluster as cluster_id,
         job_id,
         job_id_raw,
+        het_job_id,
+        het_job_offset,
         array_job_id,
         array_task_id,
         job_name,
@@ -42,6 +48,8 @@ final as (
         eligible_at,
         start_at as started_at,
         end_at as ended_at,
+        provisional_end_at,
+        end_basis,
         elapsed_seconds,
         timelimit_minutes,
         node_count,

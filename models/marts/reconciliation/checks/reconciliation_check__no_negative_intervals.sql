@@ -1,5 +1,5 @@
-{#- No negative intervals per period: no Slurm job that starts in the period ends before it
-    started. -#}
+{#- No negative intervals per period: no Slurm job (or heterogeneous-job component) that
+    starts in the period ends before it started. -#}
 with
 
 periods as (
@@ -13,9 +13,9 @@ negative as (
 findings as (
     select
         periods.period,
-        negative.workload_id,
+        negative.component_id,
         1 as observed_value,
-        negative.workload_id as finding
+        negative.component_id as finding
     from negative
     inner join periods
         on
@@ -24,7 +24,7 @@ findings as (
 ),
 
 measured as (
-    {{ gpuledger.reconciliation_measure('findings', 'none', order_by='workload_id') }}
+    {{ gpuledger.reconciliation_measure('findings', 'none', order_by='component_id') }}
 ),
 
 final as (
