@@ -24,6 +24,15 @@ $(FOCUS_STAMP): requirements-focus.lock
 		'focus-validator==1.0.0' 'multimethod<1.11'
 	touch $(FOCUS_STAMP)
 
+# Apache Superset in its own environment, built once: tests/e2e/test_bi_superset.py starts it
+# on loopback over the served copy (scripts/superset/).
+SUPERSET_VENV  ?= .venv-superset
+SUPERSET_STAMP := $(SUPERSET_VENV)/.installed
+
+$(SUPERSET_STAMP): $(wildcard scripts/superset/*)
+	PYTHON=$(PYTHON) SUPERSET_VENV=$(abspath $(SUPERSET_VENV)) scripts/superset/install.sh
+	touch $(SUPERSET_STAMP)
+
 # make focus-validate FOCUS_FILE=october.csv (a `gpuledger export --format focus` file)
 focus-validate: $(FOCUS_STAMP)
 	$(if $(FOCUS_FILE),,$(error FOCUS_FILE= names the export to validate))
@@ -50,11 +59,11 @@ dbt-test: $(STAMP)
 	GPULEDGER_HOME=$(TEST_HOME)/dbt $(BIN)/dbt docs generate --project-dir . --profiles-dir . \
 		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
 
-pytest: $(STAMP) $(FOCUS_STAMP)
+pytest: $(STAMP) $(FOCUS_STAMP) $(SUPERSET_STAMP)
 	$(BIN)/pytest -q
 
 clean:
-	rm -rf $(VENV) $(FOCUS_VENV) .gpuledger .gpuledger-demo $(TEST_HOME) target logs
+	rm -rf $(VENV) $(FOCUS_VENV) $(SUPERSET_VENV) .gpuledger .gpuledger-demo $(TEST_HOME) target logs
 
 # A fleet month through the real formats and `gpuledger ingest`, its close, the DuckDB floor
 # and a daily run (results: benchmarks/results.md). The 4,096-GPU month writes ~20 GB under

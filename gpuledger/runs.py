@@ -5,9 +5,11 @@ monthly_close) in process (orchestration.runner): the close builds, runs the blo
 reconciliation checks of the period, then published_period appends the close to the
 append-only ledger once the close gate (gpuledger.core.gate) lets it. A period already closed
 is refused, also when two closes race (the home lock serializes them and the loser finds the
-winner's close). `reopen_period` records a reopen (the close stays in the ledger); the period
-is provisional again until its next close, which records the next close version. Each of them
-serves the marts to readers afterwards (gpuledger.core.serving); `report` reads that copy.
+winner's close). `reopen_period` runs the reopen_period job, which records a reopen (the close
+stays in the ledger); the period is provisional again until its next close, which records the
+next close version. Each of them serves the marts to readers afterwards
+(gpuledger.core.serving; `report` reads that copy) and is recorded as a run in the home's
+Dagster instance, which the UI reads.
 """
 
 from __future__ import annotations
@@ -18,9 +20,16 @@ from pathlib import Path
 from gpuledger.core.checks import CheckResult
 from gpuledger.core.gate import evaluate_checks
 from gpuledger.core.home import home_lock
-from gpuledger.core.ledger import refresh_ledger_marts, reopen
+from gpuledger.core.ledger import LedgerError
 from gpuledger.core.warehouse import BuildError, BuildSummary, dbt_target, summarize
-from orchestration.runner import ALREADY_CLOSED, FAILED, PUBLISHED, run_build, run_close
+from orchestration.runner import (
+    ALREADY_CLOSED,
+    FAILED,
+    PUBLISHED,
+    run_build,
+    run_close,
+    run_reopen,
+)
 
 EXIT_PUBLISHED = 0
 EXIT_BLOCKED = 3
@@ -74,12 +83,13 @@ def close_period(home: Path, policy_dir: Path, period: str, approver: str) -> Cl
 
 
 def reopen_period(home: Path, period: str, reason: str, requested_by: str) -> str:
-    """Reopen the period's close; returns what the CLI prints (LedgerError when refused)."""
-    with home_lock(home):
-        reopened = reopen(home, period, reason, requested_by)
-        refresh_ledger_marts(home)
+    """`gpuledger reopen`: the Dagster reopen_period job in process; returns what the CLI
+    prints (LedgerError when refused)."""
+    run = run_reopen(home, period, reason, requested_by)
+    if run.kind == FAILED:
+        raise LedgerError(run.message)
     return (
-        f"period {period} reopened ({reopened.reopen_id}); close {reopened.close_id} stays in "
-        f"the ledger as version {reopened.close_version}. The period is provisional until it "
-        f"is closed again as version {reopened.close_version + 1}."
+        f"period {period} reopened ({run.reopen_id}); close {run.close_id} stays in "
+        f"the ledger as version {run.close_version}. The period is provisional until it "
+        f"is closed again as version {run.close_version + 1}."
     )

@@ -1,66 +1,63 @@
-"""The CLI's way into Dagster: `gpuledger build` and `gpuledger close` execute the very jobs
-the UI launches (provisional_build, monthly_close), in process, against the CLI's --home and
---policy, and read back what happened.
+"""The CLI's way into Dagster: `gpuledger build`, `close` and `reopen` execute the very jobs
+the UI launches (provisional_build, monthly_close, reopen_period), in process, against the
+CLI's --home and --policy, and read back what happened.
 
-The run is recorded in the Dagster instance at $DAGSTER_HOME when that is set (so CLI runs
-show in the UI's run history), else in an ephemeral one. Dagster's console log is silenced,
-and so is the dbt log dagster-dbt echoes to stdout (dbt keeps it in
+Each run is recorded in the home's Dagster instance (orchestration.instance: `<home>/dagster`,
+or $DAGSTER_HOME when set), the one `make ui` reads: the UI's run history shows the CLI's runs
+(tagged gpuledger/launched_by=cli) with their materializations and check results. Dagster's
+console log is silenced, and so is the dbt log dagster-dbt echoes to stdout (dbt keeps it in
 <home>/dbt/target/dbt.log): the CLI prints its own summary.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import warnings
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
-from dagster import (
-    DagsterInstance,
-    ExecuteInProcessResult,
-)
+from dagster import ExecuteInProcessResult
 
 from gpuledger.core.checks import registered_check_names
 from orchestration.definitions import build_definitions
+from orchestration.instance import home_instance
 from orchestration.jobs import MONTHLY_CLOSE, PROVISIONAL_BUILD
 from orchestration.outcomes import ALREADY_CLOSED, BLOCKED, FAILED, OUTCOME_KEY, STALE
 from orchestration.partitions import MONTHLY, partition_of
+from orchestration.reopen import REOPEN_PERIOD
 from orchestration.resources import GpuLedgerResource
 from orchestration.serving_assets import PUBLISHED_PERIOD
 
 PUBLISHED = "published"
+REOPENED = "reopened"
 SUCCEEDED = "succeeded"
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """published | succeeded | already_closed | blocked | failed, with what the CLI prints."""
+    """published | reopened | succeeded | already_closed | blocked | failed, with what the CLI
+    prints; a close's id, and a reopen's id and the close version it reopened."""
 
     kind: str
     message: str
     failed_checks: tuple[str, ...] = ()
     close_id: str | None = None
-
-
-def _instance() -> DagsterInstance:
-    if os.environ.get("DAGSTER_HOME"):
-        return DagsterInstance.get()
-    return DagsterInstance.ephemeral()
+    reopen_id: str | None = None
+    close_version: int | None = None
 
 
 def _execute(
     job_name: str,
     home: Path,
-    policy: Path,
+    policy: Path | None,
     partition_key: str | None = None,
     run_config: dict | None = None,
 ) -> ExecuteInProcessResult:
-    definitions = build_definitions(GpuLedgerResource(home=str(home), policy=str(policy)))
-    job = definitions.resolve_job_def(job_name)
-    with warnings.catch_warnings(), redirect_stdout(io.StringIO()), _instance() as instance:
+    resource = GpuLedgerResource(home=str(home), policy=None if policy is None else str(policy))
+    job = build_definitions(resource).resolve_job_def(job_name)
+    with warnings.catch_warnings(), redirect_stdout(io.StringIO()), home_instance(home) as instance:
         warnings.simplefilter("ignore")
         return job.execute_in_process(
             run_config={**QUIET, **(run_config or {})},
@@ -114,6 +111,15 @@ def _classify(result: ExecuteInProcessResult) -> RunOutcome:
             continue  # the served copy it refreshed
         close_id = str(materialization.metadata["close_id"].value)
         return RunOutcome(PUBLISHED, f"published as {close_id}", close_id=close_id)
+    for observation in result.asset_observations_for_node("reopen_close"):
+        metadata = {name: value.value for name, value in observation.metadata.items()}
+        return RunOutcome(
+            REOPENED,
+            f"reopened as {metadata['reopen_id']}",
+            close_id=str(metadata["close_id"]),
+            reopen_id=str(metadata["reopen_id"]),
+            close_version=int(metadata["close_version"]),
+        )
     if not result.success:
         return RunOutcome(FAILED, f"run {result.run_id} failed")
     return RunOutcome(SUCCEEDED, "")
@@ -122,7 +128,7 @@ def _classify(result: ExecuteInProcessResult) -> RunOutcome:
 def _run(
     job_name: str,
     home: Path,
-    policy: Path,
+    policy: Path | None,
     partition_key: str | None = None,
     run_config: dict | None = None,
 ) -> RunOutcome:
@@ -145,3 +151,11 @@ def run_close(home: Path, policy: Path, period: str, approver: str) -> RunOutcom
         return RunOutcome(FAILED, f"period {period} has not started yet; it cannot be closed")
     config = {"ops": {"published_period": {"config": {"approver": approver}}}}
     return _run(MONTHLY_CLOSE, home, policy, key, config)
+
+
+def run_reopen(home: Path, period: str, reason: str, requested_by: str) -> RunOutcome:
+    key = partition_of(period)
+    if not MONTHLY.has_partition_key(key):
+        return RunOutcome(FAILED, f"period {period} is not closed; there is nothing to reopen")
+    config = {"ops": {"reopen_close": {"config": {"reason": reason, "requested_by": requested_by}}}}
+    return _run(REOPEN_PERIOD, home, None, key, config)

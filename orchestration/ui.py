@@ -2,23 +2,23 @@
 
     GPULEDGER_HOME=DIR python -m orchestration.ui [--port 3000]
 
-DAGSTER_HOME defaults to `<home>/dagster` and gets orchestration/dagster.yaml (no telemetry,
-no pop-up) when it has no dagster.yaml yet. SIGINT and SIGTERM are reset to their defaults
-before this process becomes `dagster dev`: started in the background from a script, it would
-otherwise inherit them as ignored and never stop (stack-probe P10); `kill -INT <pid>` stops
-the webserver, the daemon and the code servers.
+DAGSTER_HOME defaults to `<home>/dagster` (orchestration.instance), the instance the CLI
+records its builds, closes and reopens in, so the UI shows them in its run history. SIGINT
+and SIGTERM are reset to their defaults before this process becomes `dagster dev`: started
+in the background from a script, it would otherwise inherit them as ignored and never stop
+(stack-probe P10); `kill -INT <pid>` stops the webserver, the daemon and the code servers.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import signal
 import sys
 from pathlib import Path
 
 from gpuledger.core.home import resolve_home
+from orchestration.instance import dagster_home
 
 LOCATION_MODULE = "orchestration.definitions"
 
@@ -28,13 +28,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=3000)
     args = parser.parse_args(argv)
     home = resolve_home(None)
-    dagster_home = Path(os.environ.get("DAGSTER_HOME") or home / "dagster").resolve()
-    dagster_home.mkdir(parents=True, exist_ok=True)
-    settings = dagster_home / "dagster.yaml"
-    if not settings.exists():
-        shutil.copyfile(Path(__file__).with_name("dagster.yaml"), settings)
+    os.environ["DAGSTER_HOME"] = str(dagster_home(home))
     os.environ["GPULEDGER_HOME"] = str(home)
-    os.environ["DAGSTER_HOME"] = str(dagster_home)
     print(f"GPU Ledger UI on http://127.0.0.1:{args.port} (home {home})", flush=True)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

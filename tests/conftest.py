@@ -1,4 +1,5 @@
-"""Shared test helpers: write policy directories, sacct text and inventories; run the CLI."""
+"""Shared test helpers: write policy directories, sacct text and inventories; run the CLI; the
+demo month, generated, landed and closed once per test session (`run_demo`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import csv
 import datetime as dt
 import hashlib
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,8 @@ import pytest
 
 from extractors.slurm.parse import XDMOD_FIELDS
 from gpuledger.cli import main
+from gpuledger.core.home import DEMO_POLICY_DIR
+from gpuledger.demo import run_demo
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -148,6 +151,27 @@ def sql(home: Path, statement: str, params: Sequence[object] = ()) -> list[tuple
         return con.execute(statement, list(params)).fetchall()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_dagster_instances() -> Iterator[None]:
+    """Every home a test makes records its runs in its own `<home>/dagster`, never in the
+    DAGSTER_HOME of whoever runs the tests."""
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("DAGSTER_HOME", raising=False)
+        yield
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
+
+
+@pytest.fixture(scope="session")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The demo's home and what it printed."""
+    home = tmp_path_factory.mktemp("demo") / "home"
+    home.mkdir()
+    printed: list[str] = []
+    exit_code = run_demo(home, DEMO_POLICY_DIR, "2026-10", 7, out=printed.append)
+    stdout = "\n".join(printed) + "\n"
+    assert exit_code == 0, stdout
+    return home, stdout

@@ -1,5 +1,5 @@
-"""The demo month, generated, landed and closed once per test session (`run_demo`); a small
-home whose April holds a Correction of March; and their FOCUS exports."""
+"""A small home whose April holds a Correction of March, and the FOCUS exports of it and of
+the demo month (tests/conftest.py: demo_home)."""
 
 from __future__ import annotations
 
@@ -7,21 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuledger.core.home import DEMO_POLICY_DIR
-from gpuledger.demo import run_demo
 from tests.e2e.focus import Export, correction_story, export
-
-
-@pytest.fixture(scope="session")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The demo's home and what it printed."""
-    home = tmp_path_factory.mktemp("demo") / "home"
-    home.mkdir()
-    printed: list[str] = []
-    exit_code = run_demo(home, DEMO_POLICY_DIR, "2026-10", 7, out=printed.append)
-    stdout = "\n".join(printed) + "\n"
-    assert exit_code == 0, stdout
-    return home, stdout
 
 
 @pytest.fixture(scope="session")

@@ -125,13 +125,21 @@ def test_pinned_checks(defs: Definitions) -> None:
 
 
 def test_pinned_jobs(defs: Definitions) -> None:
-    assert {j.name for j in defs.jobs} == {"land_inbox", "provisional_build", "monthly_close"}
+    assert {j.name for j in defs.jobs} == {
+        "land_inbox",
+        "provisional_build",
+        "monthly_close",
+        "reopen_period",
+    }
     land = defs.resolve_job_def("land_inbox")
     build = defs.resolve_job_def("provisional_build")
     close = defs.resolve_job_def("monthly_close")
+    reopen = defs.resolve_job_def("reopen_period")
     assert str(land.partitions_def).startswith("Daily")
     assert build.partitions_def is None
     assert str(close.partitions_def).startswith("Monthly")
+    assert reopen.partitions_def == close.partitions_def
+    assert not reopen.asset_layer.executable_asset_keys
 
     def checks_of(job: object) -> set[str]:
         return {k.name for k in job.asset_layer.asset_graph.asset_check_keys}
