@@ -151,10 +151,18 @@ def raw_store_lock(home: Path, *, shared: bool = False) -> Iterator[None]:
 
 
 def batch_id_for(source: str, options: str, content: bytes) -> str:
-    digest = hashlib.sha256()
-    for part in (source.encode(), b"\0", options.encode(), b"\0", content):
-        digest.update(part)
+    digest = batch_hasher(source, options)
+    digest.update(content)
     return digest.hexdigest()[:24]
+
+
+def batch_hasher(source: str, options: str) -> hashlib._Hash:
+    """The digest a batch id is the first 24 hex digits of, fed all but the content (a file
+    read in pieces feeds it piece by piece)."""
+    digest = hashlib.sha256()
+    for part in (source.encode(), b"\0", options.encode(), b"\0"):
+        digest.update(part)
+    return digest
 
 
 def write_parquet_atomic(table: pa.Table, path: Path) -> None:
