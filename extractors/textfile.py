@@ -62,6 +62,26 @@ def text_pieces(path: Path, read: ReadOptions) -> Iterator[tuple[str, bool]]:
         yield (text.removeprefix(BOM) if index == 0 else text), last
 
 
+def first_character(path: Path, read: ReadOptions) -> str | None:
+    """The file's first character that is not white space (invalid bytes read as U+FFFD),
+    after a byte order mark; None when it has none."""
+    decoder = codecs.getincrementaldecoder(_codec(read.encoding, first=True))("replace")
+    started = False
+    try:
+        with path.open("rb") as handle:
+            while True:
+                block = handle.read(4096)
+                text = decoder.decode(block, final=not block)
+                if text and not started:
+                    text, started = text.removeprefix(BOM), True
+                if text.strip():
+                    return text.lstrip()[0]
+                if not block:
+                    return None
+    except OSError as exc:
+        raise SourceFileError(f"{path}: cannot read: {exc.strerror}") from None
+
+
 def _codec(encoding: str, *, first: bool) -> str:
     if is_utf8(encoding):
         return "utf-8-sig" if first else "utf-8"

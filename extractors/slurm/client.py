@@ -37,7 +37,7 @@ from extractors.slurm.windows import (
     sacct_env,
 )
 from extractors.state import Cursor, Stream
-from extractors.textfile import survey, text_pieces
+from extractors.textfile import first_character, survey, text_pieces
 from extractors.timeparse import parse_timestamp
 
 SACCT_TIMEOUT_SECONDS = 1800
@@ -142,10 +142,7 @@ def land_text(
 
 def _is_json(path: Path, read: ReadOptions) -> bool:
     """Whether the file's first character that is not white space is `{`."""
-    for text, _ in text_pieces(path, dataclasses.replace(read, errors="replace")):
-        if text.strip():
-            return text.lstrip().startswith("{")
-    return False
+    return first_character(path, read) == "{"
 
 
 def _field_at(

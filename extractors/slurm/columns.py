@@ -12,6 +12,7 @@ reading lands or rejects it, as it would any record.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,7 +24,14 @@ import pyarrow.csv as pacsv
 from extractors.records import arrow_schema
 from extractors.slurm.record import NO_TIME, exit_code, gpus, time_value
 from extractors.slurm.records import SlurmJob
-from extractors.slurm.values import NO_LIMIT, FieldError, gpu_fields, node_fields, split_state
+from extractors.slurm.values import (
+    NO_LIMIT,
+    FieldError,
+    gpu_fields,
+    node_fields,
+    parse_duration_seconds,
+    split_state,
+)
 
 SCHEMA = arrow_schema(SlurmJob)
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
@@ -83,6 +91,7 @@ class ColumnReader:
         self.states = Distinct(split_state)
         self.exit_codes = Distinct(exit_code)
         self.nodes = Distinct(lambda value: node_fields(value, "NodeList"))
+        self.limits = Distinct(_timelimit_minutes)
         self.gpus: dict[tuple[str, ...], Distinct] = {}
 
     def read(
@@ -105,13 +114,13 @@ class ColumnReader:
             [rows.columns[f.name].cast(f.type) for f in SCHEMA], schema=SCHEMA
         )
         bad = rows.bad.to_numpy(zero_copy_only=False)
-        kept = ~bad
-        sources = rows.gpu_source.filter(pa.array(kept)).to_pylist()
-        lines_kept = numbers.filter(pa.array(kept)).to_pylist()
+        sourced = pc.and_(pc.is_valid(rows.gpu_source), pa.array(~bad))
+        sources = rows.gpu_source.filter(sourced).to_pylist()
+        lines_sourced = numbers.filter(sourced).to_pylist()
         return Read(
-            rows=table.filter(pa.array(kept)),
+            rows=table.filter(pa.array(~bad)) if bad.any() else table,
             unread=np.flatnonzero(bad).tolist(),
-            gpu_sources=[(n, s) for n, s in zip(lines_kept, sources, strict=True) if s],
+            gpu_sources=list(zip(lines_sourced, sources, strict=True)),
         )
 
     def _ids(self, rows: _Rows) -> None:
@@ -123,8 +132,8 @@ class ColumnReader:
         step = pc.struct_field(parts, "step")
         rows.unread_where(pc.match_substring_regex(job, r"[\[\]]"))
         rows.unread_where(pc.match_substring_regex(job, r"^[0-9]+\+[0-9]{19}"))
-        task = pc.extract_regex(job, _ARRAY_TASK)
-        het = pc.extract_regex(job, _HET_COMPONENT)
+        task = _extract(job, "_", _ARRAY_TASK)
+        het = _extract(job, "+", _HET_COMPONENT)
         rows.set("job_id", job)
         rows.set("step_id", _none_if_empty(step))
         rows.set("array_job_id", pc.struct_field(task, "array"))
@@ -151,7 +160,7 @@ class ColumnReader:
         elapsed = rows.duration("elapsed")
         rows.unread_where(pc.greater(elapsed, _MAX_ELAPSED_SECONDS))
         rows.set("elapsed_seconds", elapsed)
-        rows.set("timelimit_minutes", pc.divide(rows.duration("timelimit"), 60))
+        rows.spread(self.limits, "timelimit", {"timelimit_minutes": 0})
         rows.set("node_count", rows.integer(rows.value("nnodes")))
         cpus = rows.value("ncpus")
         rows.set(
@@ -230,9 +239,12 @@ def _split(lines: pa.Array, columns: tuple[str, ...], delimiter: str) -> dict[st
     )
     width = len(lines[0].as_py().split(delimiter))
     names = [f"{i}" for i in range(width)]
+    buffer = joined[0].as_buffer()
     table = pacsv.read_csv(
-        pa.BufferReader(joined[0].as_buffer()),
-        read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+        pa.BufferReader(buffer),
+        read_options=pacsv.ReadOptions(
+            column_names=names, use_threads=False, block_size=buffer.size + 1
+        ),
         parse_options=pacsv.ParseOptions(
             delimiter=delimiter,
             quote_char=False,
@@ -257,6 +269,24 @@ def _gpu_counts(present: tuple[str, ...], key: str) -> dict[str, object]:
     values["start"] = "started" if flags[0] == "1" else ""
     alloc, req, source = gpus(values, flags[1] == "1")
     return gpu_fields(alloc, req) | {"source": source if alloc.count or req.count else None}
+
+
+def _extract(values: pa.Array, char: str, pattern: str) -> pa.Array:
+    """The regular expression's groups in each value (null where it does not match), looked
+    for only when some value holds `char`."""
+    if not pc.any(pc.match_substring(values, char)).as_py():
+        groups = [pa.field(name, pa.string()) for name in re.findall(r"\?P<(\w+)>", pattern)]
+        return pa.nulls(len(values), pa.struct(groups))
+    return pc.extract_regex(values, pattern)
+
+
+def _timelimit_minutes(value: str) -> tuple[int | None]:
+    """`record.record_rows`' Timelimit: whole minutes, None for no limit."""
+    try:
+        seconds = parse_duration_seconds(value)
+    except ValueError as err:
+        raise FieldError("Timelimit", str(err)) from None
+    return (None if seconds is None else seconds // 60,)
 
 
 def _flag(mask: pa.Array | None, count: int) -> pa.Array:

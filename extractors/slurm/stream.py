@@ -111,20 +111,22 @@ class SacctStream:
         """The records of `text`: whole lines (ending in a newline unless `final`)."""
         lines = pc.split_pattern(pa.array([text], pa.string()), pattern="\n").flatten()
         lines = pc.utf8_rtrim(lines if final else lines.slice(0, len(lines) - 1), characters="\r")
-        if self.carry:
+        carried = bool(self.carry)
+        if carried:
             lines = pa.concat_arrays([pa.array(self.carry, pa.string()), lines])
         first, self.carry = self.first, []
-        nonblank = pc.not_equal(pc.utf8_trim_whitespace(lines), "").to_numpy(zero_copy_only=False)
-        digits = pc.match_substring_regex(lines, "[0-9]").to_numpy(zero_copy_only=False)
+        nonblank = _mask(pc.match_substring_regex(lines, f"[^{_SPACE}]"))
         self.has_text = self.has_text or bool(nonblank.any())
-        headers = nonblank & ~digits if _plain(self.delimiter) else nonblank
+        headers = _maybe_headers(lines) if _plain(self.delimiter) else nonblank
+        if "\r" in text or carried:
+            headers |= _mask(pc.match_substring(lines, "\r"))  # never split as regular
         at = np.flatnonzero(headers)
         candidates = zip(at.tolist(), lines.take(at).to_pylist(), strict=True)
         parts = _Parts()
         for layout, start, stop in sections(
             candidates, len(lines), first, self.layout, self.delimiter
         ):
-            self._section(parts, lines, first, layout, (start, stop), (digits, nonblank), final)
+            self._section(parts, lines, first, layout, (start, stop), (headers, nonblank), final)
             self.layout = layout
         self.first = first + len(lines) - len(self.carry)
         if self.locate and self.located is None and self.locate[0] < self.first:
@@ -142,9 +144,9 @@ class SacctStream:
         final: bool,
     ) -> None:
         """Read the lines `span` of the chunk, in `layout`; `marks`: the chunk's lines that
-        hold a digit, and those that are not blank."""
+        may be headers (or hold a carriage return), and those that are not blank."""
         start, stop = span
-        digits, nonblank = marks
+        headers, nonblank = marks
         if start == stop:
             return
         section = lines.slice(start, stop - start)
@@ -154,7 +156,7 @@ class SacctStream:
                 "--cluster NAME (the cluster these jobs ran on)"
             )
         regular = np.zeros(stop - start, dtype=bool)
-        for columns, mask in self._regular(layout, section, digits[start:stop]):
+        for columns, mask in self._regular(layout, section, ~headers[start:stop]):
             regular |= mask
             at = np.flatnonzero(mask)
             if not len(at):
@@ -181,24 +183,23 @@ class SacctStream:
                 self._record(parts, record, counted=False)
 
     def _regular(
-        self, layout: Layout, section: pa.Array, digits: np.ndarray
+        self, layout: Layout, section: pa.Array, plain: np.ndarray
     ) -> Iterator[tuple[tuple[str, ...], np.ndarray]]:
-        """The lines of a section the columns read (a mask per field list): a digit (no header
-        is one), exactly the layout's fields (XDMoD's 26 or its earlier 25 without a header),
-        the trailing delimiter of --parsable where the header has it."""
+        """The lines of a section the columns read (a mask per field list): of the `plain`
+        ones (no header can be one), those with exactly the layout's fields (XDMoD's 26 or its
+        earlier 25 without a header; --parsable's trailing delimiter where the header has
+        it), not starting with a byte order mark."""
         if not (_plain(layout.delimiter) and "jobid" in layout.columns and layout.width > 2):
             return
         count = pc.count_substring(section, layout.delimiter).to_numpy(zero_copy_only=False)
-        odd = pc.or_(pc.match_substring(section, "\r"), pc.starts_with(section, "\ufeff"))
-        digits = digits & ~odd.to_numpy(zero_copy_only=False)
+        plain = plain & ~_mask(pc.starts_with(section, "\ufeff"))
         if layout.header_line is None:
-            yield XDMOD_FIELDS, digits & (count == len(XDMOD_FIELDS) - 1)
-            yield XDMOD_LEGACY_FIELDS, digits & (count == len(XDMOD_LEGACY_FIELDS) - 1)
+            yield XDMOD_FIELDS, plain & (count == len(XDMOD_FIELDS) - 1)
+            yield XDMOD_LEGACY_FIELDS, plain & (count == len(XDMOD_LEGACY_FIELDS) - 1)
             return
-        mask = digits & (count == layout.width - 1)
+        mask = plain & (count == layout.width - 1)
         if layout.trailing:
-            ends = pc.ends_with(section, pattern=layout.delimiter)
-            mask &= ends.to_numpy(zero_copy_only=False)
+            mask &= _mask(pc.ends_with(section, pattern=layout.delimiter))
         yield layout.columns, mask
 
     def _record(self, parts: _Parts, record: Record, *, counted: bool) -> None:
@@ -232,9 +233,11 @@ class SacctStream:
             self.located = field_in(Record(line, text, layout), line, column) or ""
 
     def _chunk(self, parts: _Parts) -> Chunk:
-        tables = [*parts.tables, to_table(SlurmJob, parts.rows)]
-        rows = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-        rows = rows.take(pc.sort_indices(rows["source_line"])).cast(SCHEMA)
+        if len(parts.tables) == 1 and not parts.rows:
+            rows = parts.tables[0]  # the lines' order
+        else:
+            rows = pa.concat_tables([*parts.tables, to_table(SlurmJob, parts.rows).cast(SCHEMA)])
+            rows = rows.take(pc.sort_indices(rows["source_line"]))
         latest = pc.max(rows["provisional_end_at"]).as_py()
         if latest is not None and (self.extracted_at is None or latest > self.extracted_at):
             self.extracted_at = latest
@@ -246,8 +249,27 @@ class SacctStream:
         return Chunk(rows, rejected, parts.records_read)
 
 
+# Python's white space (str.strip), as a regular expression class
+_SPACE = r"\t-\r\x1c- \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+
+
+def _mask(array: pa.Array) -> np.ndarray:
+    return array.to_numpy(zero_copy_only=False)
+
+
+def _maybe_headers(lines: pa.Array) -> np.ndarray:
+    """The lines that may be sacct headers: a header's first column is a field name (its
+    first character, after white space, a letter) and it has no digit."""
+    mask = _mask(pc.match_substring_regex(lines, f"^[{_SPACE}]*[A-Za-z]"))
+    at = np.flatnonzero(mask)
+    if len(at):
+        mask[at] = ~_mask(pc.match_substring_regex(lines.take(at), "[0-9]"))
+    return mask
+
+
 def _plain(delimiter: str | None) -> bool:
-    """Whether lines split by the delimiter can be told from headers by their digits."""
+    """Whether lines split by the delimiter can be told from headers by their digits (none
+    in a header) and letters (a header's first)."""
     return delimiter is None or (
         delimiter != "" and not any(c.isalnum() or c.isspace() for c in delimiter)
     )
