@@ -21,7 +21,7 @@ from pathlib import Path
 from extractors.filebatch import BOM, ReadOptions, SourceFileError, is_utf8
 from extractors.rawstore import batch_hasher
 
-PIECE_BYTES = 16 * 2**20
+PIECE_BYTES = 8 * 2**20
 _SINGLE_BYTE = frozenset({"ascii", "latin-1", "iso8859-1"})
 
 
