@@ -117,7 +117,7 @@ class SacctStream:
         first, self.carry = self.first, []
         nonblank = _mask(pc.match_substring_regex(lines, f"[^{_SPACE}]"))
         self.has_text = self.has_text or bool(nonblank.any())
-        headers = _maybe_headers(lines) if _plain(self.delimiter) else nonblank
+        headers = _maybe_headers(lines) if _plain(self.delimiter) else nonblank.copy()
         if "\r" in text or carried:
             headers |= _mask(pc.match_substring(lines, "\r"))  # never split as regular
         at = np.flatnonzero(headers)
