@@ -229,9 +229,9 @@ class ColumnReader:
 
 def _split(lines: pa.Array, columns: tuple[str, ...], delimiter: str) -> dict[str, pa.Array]:
     """The fields of each line by column name (each line holds at least the columns): by
-    Arrow's CSV reader, quoting off, for a one-character delimiter (lines holding a carriage
+    Arrow's CSV reader, quoting off, for a one-character ASCII delimiter (lines holding a carriage
     return or starting with a byte order mark, which it reads otherwise, are never regular)."""
-    if len(delimiter) != 1 or not len(lines):
+    if len(delimiter) != 1 or not delimiter.isascii() or not len(lines):
         parts = pc.split_pattern(lines, pattern=delimiter)
         return {name: pc.list_element(parts, i) for i, name in enumerate(columns) if name}
     joined = pc.binary_join(
