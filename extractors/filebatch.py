@@ -28,7 +28,7 @@ from extractors.timeparse import parse_timestamp
 # field at that place, for a message a user can act on (None: the source cannot tell)
 FieldAt = Callable[[str, int, int], str | None]
 REPLACEMENT = "\ufffd"
-_BOM = "\ufeff"
+BOM = "\ufeff"
 
 
 class SourceFileError(ValueError):
@@ -47,7 +47,7 @@ class ReadOptions:
     def fingerprint(self) -> str:
         """The batch options these make: none at the defaults (a strict UTF-8 read), else
         the encoding and error handling (other text from the same bytes)."""
-        if _is_utf8(self.encoding) and self.errors == "strict":
+        if is_utf8(self.encoding) and self.errors == "strict":
             return ""
         return f";encoding={codecs.lookup(self.encoding).name};errors={self.errors}"
 
@@ -145,27 +145,36 @@ def decode_text(
 ) -> tuple[str, str | None]:
     """The text of `content` without a byte order mark, and a warning when invalid bytes were
     replaced; a strict read of an invalid byte raises SourceFileError naming line and field."""
-    codec = "utf-8-sig" if _is_utf8(read.encoding) else read.encoding
+    codec = "utf-8-sig" if is_utf8(read.encoding) else read.encoding
     try:
-        return content.decode(codec).removeprefix(_BOM), None
+        return content.decode(codec).removeprefix(BOM), None
     except UnicodeDecodeError as exc:
-        replaced = content.decode(codec, "replace").removeprefix(_BOM)
+        replaced = content.decode(codec, "replace").removeprefix(BOM)
         line = content.count(b"\n", 0, exc.start) + 1
         line_start = content.rfind(b"\n", 0, exc.start) + 1
-        column = len(content[line_start : exc.start].decode(codec, "replace").lstrip(_BOM))
+        column = len(content[line_start : exc.start].decode(codec, "replace").lstrip(BOM))
         field = field_at(replaced, line, column)
-        where = f"{name}:{line}: " + (f"field {field}" if field else f"column {column + 1}")
-        label = "UTF-8" if _is_utf8(read.encoding) else read.encoding
-        byte = f"invalid {label} byte 0x{content[exc.start]:02x}"
-        if read.errors == "strict":
-            raise SourceFileError(
-                f"{where}: {byte} (give --encoding if the file is in another encoding, or "
-                "--errors replace to land it with U+FFFD in place of each invalid byte)"
-            ) from None
-        return replaced, f"{where}: {byte} (and any other) landed as U+FFFD (--errors replace)"
+        return replaced, invalid_byte(name, read, (line, column), content[exc.start], field)
 
 
-def _is_utf8(encoding: str) -> bool:
+def invalid_byte(
+    name: str, read: ReadOptions, place: tuple[int, int], byte: int, field: str | None
+) -> str:
+    """The warning that an invalid `byte` at `place` (line, 0-based column) was replaced; a
+    strict read raises SourceFileError with the message instead."""
+    line, column = place
+    where = f"{name}:{line}: " + (f"field {field}" if field else f"column {column + 1}")
+    label = "UTF-8" if is_utf8(read.encoding) else read.encoding
+    text = f"{where}: invalid {label} byte 0x{byte:02x}"
+    if read.errors == "strict":
+        raise SourceFileError(
+            f"{text} (give --encoding if the file is in another encoding, or "
+            "--errors replace to land it with U+FFFD in place of each invalid byte)"
+        )
+    return f"{text} (and any other) landed as U+FFFD (--errors replace)"
+
+
+def is_utf8(encoding: str) -> bool:
     return codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
 
 

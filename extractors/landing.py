@@ -107,12 +107,19 @@ class BatchWriter:
         self.rows_by_table: dict[str, int] = {}
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._lock = raw_store_lock(home)
+        self._ready = False
 
     def __enter__(self) -> BatchWriter:
         self._lock.__enter__()
-        ensure_layout(self.home)
         self.existing = read_manifest(self.home, self.batch_id)
         return self
+
+    def _laid_out(self) -> None:
+        """The raw store's tables exist once something is written (a batch refused before
+        its first chunk leaves a home without them)."""
+        if not self._ready:
+            ensure_layout(self.home)
+            self._ready = True
 
     def _staged(self, table: str) -> Path:
         return raw_dir(self.home) / table / f"{self.batch_id}.parquet.tmp"
@@ -121,6 +128,7 @@ class BatchWriter:
         """Screen a chunk of `table`'s rows and append what lands."""
         if table not in self.row_types:
             raise KeyError(f"parser produced rows for undeclared raw table {table!r}")
+        self._laid_out()
         held = self.screen.held_back(table, chunk) if self.screen else {}
         for line, rejected in held.items():
             self.held.setdefault(line, rejected)
@@ -154,6 +162,7 @@ class BatchWriter:
         warnings: Sequence[str] = (),
     ) -> LandingReport:
         """Publish the batch: its table files, its quarantine, then its manifest."""
+        self._laid_out()
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         for table, writer in self._writers.items():
             writer.close()

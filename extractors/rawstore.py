@@ -156,13 +156,20 @@ def batch_id_for(source: str, options: str, content: bytes) -> str:
 
 def batch_identity(source: str, options: str, blocks: Iterable[bytes]) -> tuple[str, str]:
     """(batch id, content sha256) of content read as `blocks`, without holding it whole."""
-    digest, content = hashlib.sha256(), hashlib.sha256()
-    for part in (source.encode(), b"\0", options.encode(), b"\0"):
-        digest.update(part)
+    digest, content = batch_hasher(source, options), hashlib.sha256()
     for block in blocks:
         digest.update(block)
         content.update(block)
     return digest.hexdigest()[:24], content.hexdigest()
+
+
+def batch_hasher(source: str, options: str) -> hashlib._Hash:
+    """The digest a batch id is the first 24 hex digits of, fed all but the content (a file
+    read in pieces feeds it piece by piece)."""
+    digest = hashlib.sha256()
+    for part in (source.encode(), b"\0", options.encode(), b"\0"):
+        digest.update(part)
+    return digest
 
 
 def write_parquet_atomic(table: pa.Table, path: Path) -> None:

@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import os
 import shlex
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
-from extractors.landing import LandingReport, land
+from extractors.filebatch import (
+    DEFAULT_READ,
+    ReadOptions,
+    SourceFileError,
+    invalid_byte,
+    land_file,
+)
+from extractors.landing import BatchWriter, LandingReport, land
 from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
 from extractors.records import ParseResult
 from extractors.slurm.parse import parse_sacct_json, parse_sacct_text, slurm_field_at
 from extractors.slurm.records import JOBS_TABLE, RAW_TABLES
-from extractors.slurm.steps import quarantine_orphan_steps, step_job_keys
+from extractors.slurm.steps import StepsAfterJobs, quarantine_orphan_steps, step_job_keys
+from extractors.slurm.stream import SacctStream
 from extractors.slurm.windows import (
     check_cluster_name,
     floor_seconds,
@@ -29,6 +37,7 @@ from extractors.slurm.windows import (
     sacct_env,
 )
 from extractors.state import Cursor, Stream
+from extractors.textfile import first_character, survey, text_pieces
 from extractors.timeparse import parse_timestamp
 
 SACCT_TIMEOUT_SECONDS = 1800
@@ -56,26 +65,100 @@ def ingest_file(
     delimiter: str | None = None,
     read: ReadOptions = DEFAULT_READ,
 ) -> LandingReport:
-    """Land a `sacct --parsable2` or `sacct --json` file (detected by its first character)."""
+    """Land a `sacct --parsable2` or `sacct --json` file (detected by its first character).
 
-    def parse(text: str) -> ParseResult:
-        if text.lstrip().startswith("{"):
-            result = parse_sacct_json(text, cluster=cluster)
-        else:
-            result = parse_sacct_text(text, cluster=cluster, timezone=timezone, delimiter=delimiter)
-        return with_orphan_steps(home, result)
-
+    Text is read piece by piece (extractors.textfile) and parsed chunk by chunk
+    (extractors.slurm.stream), so memory does not grow with the file; JSON is read whole."""
     options = f"cluster={cluster or ''};timezone={timezone}"
-    return land_file(
+    options += f";delimiter={delimiter}" if delimiter is not None else ""
+    if _is_json(path, read):
+        return land_file(
+            home,
+            path,
+            source="slurm",
+            parse=lambda text: with_orphan_steps(home, parse_sacct_json(text, cluster=cluster)),
+            row_types=RAW_TABLES,
+            options=options,
+            read=read,
+            field_at=slurm_field_at(delimiter),
+        )
+    reading = {"cluster": cluster, "timezone": timezone, "delimiter": delimiter}
+    try:
+        stream = SacctStream(**reading)
+    except ValueError as exc:
+        raise SourceFileError(f"{path}: {exc}") from None
+    found = survey(path, read, source="slurm", options=options + read.fingerprint())
+    if found.bad_place is not None and read.errors == "strict":
+        field = _field_at(path, read, found.bad_place, reading)
+        invalid_byte(str(path), read, found.bad_place, found.bad_byte or 0, field)
+    stream.locate = found.bad_place
+    with BatchWriter(
         home,
-        path,
         source="slurm",
-        parse=parse,
+        file=str(path),
+        batch_id=found.batch_id,
+        content_sha256=found.content_sha256,
+        options=options + read.fingerprint(),
         row_types=RAW_TABLES,
-        options=options + (f";delimiter={delimiter}" if delimiter is not None else ""),
-        read=read,
-        field_at=slurm_field_at(delimiter),
-    )
+        extracted_at=read.extracted_at,
+    ) as batch:
+        if batch.existing is not None:
+            return batch.already_landed()
+        try:
+            warnings = land_text(home, batch, text_pieces(path, read), stream)
+        except SourceFileError:
+            raise
+        except ValueError as exc:
+            raise SourceFileError(f"{path}: {exc}") from None
+        if stream.records_read == 0:
+            what = "nothing but headers or blank lines" if stream.has_text else "the file is empty"
+            raise SourceFileError(f"{path}: no records ({what}); nothing landed")
+        if found.bad_place is not None:
+            field = stream.located or None
+            warnings.append(
+                invalid_byte(str(path), read, found.bad_place, found.bad_byte or 0, field)
+            )
+        return batch.finish(
+            stream.records_read,
+            stated_extraction=stream.extracted_at,
+            stated_basis=stream.extracted_at_basis,
+            warnings=warnings,
+        )
+
+
+def land_text(
+    home: Path, batch: BatchWriter, pieces: Iterable[tuple[str, bool]], stream: SacctStream
+) -> list[str]:
+    """Parse sacct text piece by piece (each whole lines, the last flagged) into the batch;
+    the warnings about what landed (GPU counts from legacy columns, orphan steps)."""
+    rows = StepsAfterJobs(batch, lambda keys: landed_jobs(home, keys))
+    for text, last in pieces:
+        chunk = stream.feed(text, final=last)
+        rows.write(chunk.jobs, chunk.steps)
+        batch.reject(chunk.rejected)
+    orphans = rows.finish()
+    return [*stream.warnings, *orphans]
+
+
+def _is_json(path: Path, read: ReadOptions) -> bool:
+    """Whether the file's first character that is not white space is `{`."""
+    return first_character(path, read) == "{"
+
+
+def _field_at(
+    path: Path, read: ReadOptions, place: tuple[int, int], reading: dict[str, str | None]
+) -> str | None:
+    """The sacct field at `place` (line, column) of the file read with invalid bytes replaced;
+    None when the text cannot be read that far."""
+    locating = SacctStream(**{**reading, "cluster": reading["cluster"] or "-"}, locate=place)
+    try:
+        for text, last in text_pieces(path, dataclasses.replace(read, errors="replace")):
+            locating.feed(text, final=last)
+            if locating.located is not None:
+                break
+    except ValueError:
+        return None
+    return locating.located or None
 
 
 def with_orphan_steps(home: Path, result: ParseResult) -> ParseResult:

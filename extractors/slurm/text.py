@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from extractors.slurm.values import FieldError
 
@@ -84,6 +84,12 @@ class Layout:
     delimiter: str
     trailing: bool  # --parsable: every line ends with one extra delimiter
     header_line: int | None  # the header's line; None for XDMoD's headerless layout
+    spelled: tuple[str, ...] = ()  # the header's own spelling of each column
+
+    @property
+    def reads_cluster(self) -> bool:
+        """Whether the records name their cluster (XDMoD's fields do; a header may not)."""
+        return self.header_line is None or "cluster" in self.columns
 
     @property
     def width(self) -> int:
@@ -116,6 +122,7 @@ def header_layout(line: str, number: int, delimiter: str | None) -> Layout | Non
     names = _names(line, chosen)
     if names is None:
         return None
+    spelled = tuple(name.strip() for name in line.rstrip("\r").split(chosen))
     trailing = len(names) > 1 and names[-1] == ""
     if trailing:
         names.pop()
@@ -123,7 +130,7 @@ def header_layout(line: str, number: int, delimiter: str | None) -> Layout | Non
     for name in names:
         columns.append(name if name in DISPLAY and name not in seen else "")
         seen.add(name)
-    return Layout(tuple(columns), chosen, trailing, number)
+    return Layout(tuple(columns), chosen, trailing, number, spelled)
 
 
 def _names(line: str, delimiter: str) -> list[str] | None:
@@ -141,23 +148,57 @@ def headerless(delimiter: str | None) -> Layout:
 def sacct_records(text: str, delimiter: str | None) -> Iterator[Record]:
     """Every record of the text in order (header and blank lines are not records)."""
     lines = [raw.rstrip("\r") for raw in text.split("\n")]
-    layout: Layout | None = None
+    for layout, start, stop in sections(enumerate(lines), len(lines), 1, None, delimiter):
+        yield from records_in(lines[start:stop], start + 1, layout, delimiter)
+
+
+def sections(
+    candidates: Iterable[tuple[int, str]],
+    count: int,
+    first: int,
+    layout: Layout | None,
+    delimiter: str | None,
+) -> Iterator[tuple[Layout, int, int]]:
+    """The runs of `count` lines between sacct headers, as (layout, start, stop) indexes, the
+    first line numbered `first` and read in `layout` until a header: `candidates` are
+    (index, text) of every line that may be a header, in order. A section is yielded before
+    the line after it is looked at, so its records come before a header's error."""
+    start = 0
+    for index, line in candidates:
+        try:
+            header = header_layout(line, first + index, delimiter)
+        except ValueError:
+            yield layout or headerless(delimiter), start, index
+            raise
+        if header is not None:
+            yield layout or headerless(delimiter), start, index
+            layout, start = header, index + 1
+    yield layout or headerless(delimiter), start, count
+
+
+def records_in(
+    lines: Sequence[str], first: int, layout: Layout, delimiter: str | None
+) -> Iterator[Record]:
+    """The records of lines that hold no header, the first numbered `first`."""
     index = 0
     while index < len(lines):
-        line, number = lines[index], index + 1
+        line, number = lines[index], first + index
         index += 1
         if not line.strip():
             continue
-        header = header_layout(line, number, delimiter)
-        if header is not None:
-            layout = header
-            continue
-        layout = layout or headerless(delimiter)
         parts = [line]
         if layout.header_line is not None:
             parts = _completed(lines, index - 1, layout, delimiter)
             index += len(parts) - 1
         yield Record(number, "\n".join(parts), layout)
+
+
+def is_unfinished(record: Record) -> bool:
+    """Whether more lines could complete the record: it is short of its header's fields."""
+    layout = record.layout
+    return layout.header_line is not None and 1 < record.text.count(layout.delimiter) + 1 < (
+        layout.width
+    )
 
 
 def _completed(lines: list[str], start: int, layout: Layout, delimiter: str | None) -> list[str]:
@@ -225,22 +266,18 @@ def _other_delimiter(text: str, delimiter: str, layout: Layout) -> str | None:
 def field_at(text: str, line: int, column: int, delimiter: str | None) -> str | None:
     """The sacct column at (line, column) of the text: where an invalid byte sits."""
     for record in sacct_records(text, delimiter):
-        parts = record.text.split("\n")
-        if not record.line <= line < record.line + len(parts):
-            continue
-        before = sum(len(part) + 1 for part in parts[: line - record.line]) + column
-        index = record.text[:before].count(record.layout.delimiter)
-        names = record.layout.columns
-        if index >= len(names):
-            return None
-        name = names[index] or _header_name(text, record.layout, index)
-        return DISPLAY.get(name, name) if name else None
+        if record.line <= line < record.line + record.text.count("\n") + 1:
+            return field_in(record, line, column)
     return None
 
 
-def _header_name(text: str, layout: Layout, index: int) -> str | None:
-    """The header's own spelling of a column the parser does not read."""
-    if layout.header_line is None:
+def field_in(record: Record, line: int, column: int) -> str | None:
+    """The sacct column at (line, column) of the text of a record that holds that line."""
+    parts = record.text.split("\n")
+    before = sum(len(part) + 1 for part in parts[: line - record.line]) + column
+    index = record.text[:before].count(record.layout.delimiter)
+    layout = record.layout
+    if index >= len(layout.columns):
         return None
-    header = text.split("\n")[layout.header_line - 1].rstrip("\r").split(layout.delimiter)
-    return header[index].strip() if index < len(header) else None
+    name = layout.columns[index] or (layout.spelled[index] if index < len(layout.spelled) else None)
+    return DISPLAY.get(name, name) if name else None

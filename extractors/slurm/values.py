@@ -10,8 +10,9 @@ from collections.abc import Iterable
 
 from extractors.slurm.records import SlurmJob
 
+MAX_INT = 2**63 - 1  # the largest value of a raw table's integer column
 MAX_ARRAY_TASKS = 100_000  # a pending array record expanding past this is rejected
-_NO_LIMIT = frozenset({"", "unlimited", "partition_limit", "none"})
+NO_LIMIT = frozenset({"", "unlimited", "partition_limit", "none"})
 _DURATION = re.compile(r"^(?:(?:(\d+)-)?(\d+):)?(\d+):(\d+)(?:\.\d+)?$")
 _MIG_PROFILE = re.compile(r"(\d+g\.\d+gb(?:\+me)?)$")
 _GRES_DETAIL = re.compile(r"\([^)]*\)")  # `(IDX:0-1)` after a GRES count
@@ -32,13 +33,16 @@ def parse_duration_seconds(value: str) -> int | None:
     Raises ValueError for anything else.
     """
     text = value.strip()
-    if text.lower() in _NO_LIMIT:
+    if text.lower() in NO_LIMIT:
         return None
     match = _DURATION.match(text)
     if match is None:
         raise ValueError(f"invalid duration {value!r}")
     days, hours, minutes, seconds = (int(g) if g else 0 for g in match.groups())
-    return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+    total = ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+    if total > MAX_INT:
+        raise ValueError(f"invalid duration {value!r}")
+    return total
 
 
 def parse_tres(text: str) -> list[tuple[str, str]]:
@@ -223,4 +227,5 @@ def gpu_fields(alloc: GpuTres, req: GpuTres) -> dict[str, int | str | None]:
 
 
 def is_uint(text: str) -> bool:
-    return text.isascii() and text.isdigit()
+    """ASCII digits of a number a raw table's 64-bit integer column holds."""
+    return text.isascii() and text.isdigit() and int(text) <= MAX_INT
