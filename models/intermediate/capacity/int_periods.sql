@@ -68,18 +68,23 @@ correction_months as (
     from late_evidence
 ),
 
+named_sources as (
+    select count(*) as named from expected_sources
+),
+
 source_spans as (
+    {#- joins, not subqueries: Spark cannot ship a subquery over a union of literal rows -#}
     select
         batches.source_name,
         min(batches.coverage_start_at) as first_at,
         max(batches.coverage_end_at) as last_at
     from batches
+    cross join named_sources
+    left join expected_sources
+        on batches.source_name = expected_sources.source_name
     where
         batches.coverage_start_at is not null
-        and (
-            not exists (select 1 from expected_sources)
-            or batches.source_name in (select expected_sources.source_name from expected_sources)
-        )
+        and (named_sources.named = 0 or expected_sources.source_name is not null)
     group by batches.source_name
 ),
 
