@@ -37,10 +37,13 @@ class SourceFileError(ValueError):
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How a file is read: when it was extracted (None: its evidence says, or nothing does)
-    and its text encoding, with `errors` `strict` (refuse an invalid byte) or `replace`."""
+    """How a file is read: when it was extracted (None: its evidence says, or nothing does),
+    from when its extraction window ran (`covers_from`, sacct -S: its coverage starts there,
+    not at its earliest record) and its text encoding, with `errors` `strict` (refuse an
+    invalid byte) or `replace`."""
 
     extracted_at: dt.datetime | None = None
+    covers_from: dt.datetime | None = None
     encoding: str = "utf-8"
     errors: str = "strict"
 
@@ -91,6 +94,7 @@ READ_FLAGS = ("extracted_at", "encoding", "errors")
 def read_options(args: argparse.Namespace) -> ReadOptions:
     return ReadOptions(
         extracted_at=args.extracted_at,
+        covers_from=getattr(args, "covers_from", None),  # the sources with a window (slurm)
         encoding=args.encoding or "utf-8",
         errors=args.errors or "strict",
     )
@@ -137,6 +141,7 @@ def land_file(
         result=result,
         row_types=row_types,
         extracted_at=read.extracted_at,
+        covers_from=read.covers_from,
     )
 
 

@@ -94,11 +94,13 @@ class BatchWriter:
         row_types: Mapping[str, type],
         extracted_at: dt.datetime | None = None,
         extracted_at_basis: str = "option",
+        covers_from: dt.datetime | None = None,
         validate: bool = True,
     ) -> None:
         self.home, self.source, self.file, self.batch_id = home, source, file, batch_id
         self.content_sha256, self.options, self.row_types = content_sha256, options, row_types
         self.extracted_at, self.extracted_at_basis = extracted_at, extracted_at_basis
+        self.covers_from = covers_from
         self.screen = Screen(source, row_types) if validate else None
         self.times = TimeTracker(row_types)
         self.existing: BatchRow | None = None
@@ -187,7 +189,7 @@ class BatchWriter:
         if not covers_time(self.source):
             coverage = None
         elif coverage is None:
-            coverage = self.times.span(extracted)
+            coverage = self.times.span(extracted, self.covers_from)
         manifest = BatchRow(
             batch_id=self.batch_id,
             source=self.source,
@@ -259,6 +261,7 @@ def land(
     row_types: Mapping[str, type],
     extracted_at: dt.datetime | None = None,
     extracted_at_basis: str = "option",
+    covers_from: dt.datetime | None = None,
     validate: bool = True,
 ) -> LandingReport:
     """Write one parsed batch held in memory (idempotent). `row_types` maps each raw table to
@@ -276,6 +279,7 @@ def land(
         row_types=row_types,
         extracted_at=extracted_at,
         extracted_at_basis=extracted_at_basis,
+        covers_from=covers_from,
         validate=validate,
     ) as batch:
         if batch.existing is not None:

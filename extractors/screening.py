@@ -112,16 +112,18 @@ class TimeTracker:
             return None
         return Span(self.latest, self.latest, "latest_evidence")
 
-    def span(self, extracted: Span | None) -> Span | None:
-        """The rows' earliest time to the latest time they name, or to the extraction instant
-        when it is known apart from the rows (an option, the live clock, the format): a dump
-        covers what happened up to when it was taken. An interval still open (an end unset
-        where its start is set) reaches the extraction instant too."""
+    def span(self, extracted: Span | None, covers_from: dt.datetime | None = None) -> Span | None:
+        """The rows' earliest time (or the start of the extraction window when the caller
+        names it, `covers_from`: sacct -S) to the latest time they name, or to the extraction
+        instant when it is known apart from the rows (an option, the live clock, the format):
+        a dump covers what happened up to when it was taken. An interval still open (an end
+        unset where its start is set) reaches the extraction instant too."""
         if self.earliest is None:
             return None
         to_extraction = extracted is not None and extracted.basis != "latest_evidence"
         highs = [self.latest]
         if extracted is not None and (to_extraction or self.has_open_interval):
             highs.append(extracted.end)
-        basis = "evidence_to_extraction" if to_extraction else "evidence"
-        return Span(self.earliest, max(highs), basis)
+        start = "evidence" if covers_from is None else "window"
+        basis = f"{start}_to_extraction" if to_extraction else start
+        return Span(min(self.earliest, covers_from or self.earliest), max(highs), basis)

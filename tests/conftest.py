@@ -99,14 +99,20 @@ class Job:
         return "|".join(values[f] for f in XDMOD_FIELDS)
 
 
-def sacct_run_after(period: str) -> tuple[str, str]:
-    """`--extracted-at` for sacct text run on the 3rd of the month after `period`: its output
-    covers the period through its end and the default settle lag (24 h), so the period's
-    source_coverage check passes. sacct text carries no extraction time of its own (a story
-    whose jobs all ended mid-month would otherwise cover only to its latest end)."""
+def sacct_run_after(period: str) -> tuple[str, ...]:
+    """The window of sacct text extracted for `period` (sacct -S its first instant) and run on
+    the 3rd of the next month: `--covers-from` and `--extracted-at`. Its output covers the
+    period through its end and the default settle lag (24 h), so the period's source_coverage
+    check passes; sacct text names neither (a story whose jobs start after the 1st or all end
+    mid-month would cover only from its earliest record to its latest)."""
     year, month = map(int, period.split("-"))
     after = dt.datetime(year + month // 12, month % 12 + 1, 3)
-    return "--extracted-at", f"{after:%Y-%m-%dT%H:%M:%SZ}"
+    return (
+        "--covers-from",
+        f"{period}-01T00:00:00Z",
+        "--extracted-at",
+        f"{after:%Y-%m-%dT%H:%M:%SZ}",
+    )
 
 
 def write_sacct(path: Path, jobs: Sequence[Job]) -> Path:

@@ -101,6 +101,7 @@ def ingest_file(
         options=options + read.fingerprint(),
         row_types=RAW_TABLES,
         extracted_at=read.extracted_at,
+        covers_from=read.covers_from,
     ) as batch:
         if batch.existing is not None:
             return batch.already_landed()

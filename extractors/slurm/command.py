@@ -38,6 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TEXT",
         help="file mode: sacct's --delimiter (default: the header's, else |)",
     )
+    parser.add_argument(
+        "--covers-from",
+        type=iso_instant,
+        metavar="ISO",
+        help="file mode: the sacct -S the output was extracted with; its coverage starts "
+        "there (default: at its earliest record)",
+    )
     add_read_arguments(
         parser,
         extracted_at_help="when sacct ran (default: the latest Start + Elapsed of a running "
@@ -85,7 +92,11 @@ def ingest(home: Path, args: argparse.Namespace) -> list[LandingReport]:
                 read=read,
             ),
         )
-    file_only = read_flags_given(args) + (["--delimiter"] if args.delimiter is not None else [])
+    file_only = read_flags_given(args) + [
+        flag
+        for flag, value in (("--delimiter", args.delimiter), ("--covers-from", args.covers_from))
+        if value is not None
+    ]
     if args.timezone is not None:
         file_only.insert(0, "--timezone")
     if file_only:

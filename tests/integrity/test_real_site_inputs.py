@@ -128,6 +128,29 @@ def test_a_later_extraction_supersedes_a_running_jobs_provisional_end(running_jo
     ) == [(STARTED + dt.timedelta(hours=20), True, 40)]
 
 
+def test_covers_from_starts_the_coverage_at_the_sacct_window(tmp_path: Path, home: Path) -> None:
+    """sacct -S 2026-11-01 run on 30 November: the batch covers the window from 1 November,
+    not from its one record's submit time."""
+    given = tmp_path / "sacct.txt"
+    given.write_text(running("10:00:00"))
+    window = ("--covers-from", "2026-11-01T00:00Z", "--extracted-at", "2026-11-30T00:00Z")
+    result = ingest(home, "slurm", "--file", str(given), *window)
+    assert result.exit_code == 0, result.stderr
+    manifest = manifest_of(home, given)
+    assert (
+        manifest["coverage_start_at"],
+        manifest["coverage_end_at"],
+        manifest["coverage_basis"],
+    ) == (dt.datetime(2026, 11, 1), dt.datetime(2026, 11, 30), "window_to_extraction")
+    without = tmp_path / "plain.txt"
+    without.write_text(running("11:00:00"))
+    assert ingest(home, "slurm", "--file", str(without)).exit_code == 0
+    assert manifest_of(home, without)["coverage_start_at"] > dt.datetime(2026, 11, 1)
+    live_only = ingest(home, "slurm", "--live", "--cluster", "c", "--covers-from", "2026-11-01")
+    assert live_only.exit_code != 0
+    assert "--covers-from: only with --file" in live_only.stderr
+
+
 def test_extracted_at_given_is_recorded_with_its_basis(tmp_path: Path, home: Path) -> None:
     given = tmp_path / "sacct.txt"
     given.write_text(running("10:00:00"))

@@ -11,7 +11,7 @@ from dagster import ExecuteInProcessResult
 
 from orchestration.definitions import build_definitions
 from orchestration.resources import GpuLedgerResource
-from tests.conftest import Job, run_cli, sacct_run_after, write_inventory, write_policy, write_sacct
+from tests.conftest import Job, run_cli, write_inventory, write_policy, write_sacct
 
 MARCH = dt.datetime(2026, 3, 1)
 APRIL = dt.datetime(2026, 4, 1)
@@ -42,10 +42,9 @@ def land_march_and_april(home: Path, tmp: Path) -> None:
     inventory = write_inventory(tmp / "inventory.csv", {"node-a": 8})
     assert run_cli(home, None, "ingest", "inventory", "--file", str(inventory)).exit_code == 0
     sacct = write_sacct(tmp / "sacct.txt", jobs)
-    # run on 3 May: it covers March and April
-    landed = run_cli(
-        home, None, "ingest", "slurm", "--file", str(sacct), *sacct_run_after("2026-04")
-    )
+    # sacct -S 2026-03-01, run on 3 May: it covers March and April
+    window = ("--covers-from", "2026-03-01T00:00:00Z", "--extracted-at", "2026-05-03T00:00:00Z")
+    landed = run_cli(home, None, "ingest", "slurm", "--file", str(sacct), *window)
     assert landed.exit_code == 0
 
 
