@@ -99,6 +99,19 @@ class Job:
         return "|".join(values[f] for f in XDMOD_FIELDS)
 
 
+# headless Chromium (scripts/chromium/install.sh) that fetches nothing of its own
+HEADLESS_CHROMIUM = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
 def sacct_run_after(period: str) -> tuple[str, ...]:
     """The window of sacct text extracted for `period` (sacct -S its first instant) and run on
     the 3rd of the next month: `--covers-from` and `--extracted-at`. Its output covers the

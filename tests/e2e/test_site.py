@@ -21,7 +21,7 @@ import pytest
 
 from gpuledger.core.home import served_path
 from gpuledger.site import measures
-from tests.conftest import REPO, run_cli
+from tests.conftest import HEADLESS_CHROMIUM, REPO, run_cli
 from tests.e2e import png
 from tests.e2e.sitepages import Figure, Page, expected, numbers, read_page
 
@@ -30,17 +30,7 @@ TENANTS = ("atlas", "boreal", "cirrus", "delta", "ember", "__unattributed__", "_
 IDENTITY = {"close_id", "close_version", "approver", "closed_at", "lines_sha256"}
 SHOT_WIDTH = 1300
 SHOT_HEIGHTS = {"fleet": 6000, "tenant": 4600}
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-)
+CHROMIUM_FLAGS = (*HEADLESS_CHROMIUM, "--hide-scrollbars")
 
 
 @pytest.fixture(scope="module")

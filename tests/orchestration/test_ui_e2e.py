@@ -31,22 +31,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli, sql
+from tests.conftest import HEADLESS_CHROMIUM, REPO, run_cli, sql
 
 LOCATION = "orchestration.definitions"
 DEMO_CLOSE_ID = "close-2026-10-v1-14c4f85eb6"
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1600,1000",
-    "--virtual-time-budget=30000",
-)
+CHROMIUM_FLAGS = (*HEADLESS_CHROMIUM, "--window-size=1600,1000", "--virtual-time-budget=30000")
 LAUNCH = """
 mutation Launch($params: ExecutionParams!) {
   launchRun(executionParams: $params) {
