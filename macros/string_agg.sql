@@ -11,13 +11,14 @@
 {%- endmacro %}
 
 {#- Spark: sorted arrays (its listagg ... within group fails to plan inside some queries);
-    an empty group is null, as string_agg gives. -#}
+    a null text is not listed and an empty group is null, as string_agg gives (collect_list
+    keeps the struct of a null text: a left join's unmatched row would list as ''). -#}
 {% macro spark__string_agg(expression, delimiter, order_by, distinct) -%}
     {%- if distinct -%}
         {%- set values = 'array_sort(collect_set(' ~ (expression | trim) ~ '))' -%}
     {%- else -%}
-        {%- set values = 'transform(array_sort(collect_list(named_struct(\'k\', struct(' ~ order_by ~ ')'
-            ~ ', \'v\', ' ~ (expression | trim) ~ '))), entry -> entry.v)' -%}
+        {%- set values = 'transform(filter(array_sort(collect_list(named_struct(\'k\', struct(' ~ order_by ~ ')'
+            ~ ', \'v\', ' ~ (expression | trim) ~ '))), entry -> entry.v is not null), entry -> entry.v)' -%}
     {%- endif -%}
     case when size({{ values }}) = 0 then null else array_join({{ values }}, {{ delimiter }}) end
 {%- endmacro %}
