@@ -62,7 +62,9 @@ def test_an_open_quarantined_record_blocks_the_close(landed: dict) -> None:
     blocked = run_cli(landed["home"], landed["policy"], "close", "--period", "2026-04")
     assert blocked.exit_code == 3
     assert "quarantined_records" in blocked.stdout
-    assert "1 open of 2 records read (0 acknowledged, 0 released)" in blocked.stdout
+    # of the 8 inventory records (a CMDB export spans no time: it counts in every period) and
+    # the 2 sacct records
+    assert "1 open of 10 records read (0 acknowledged, 0 released)" in blocked.stdout
 
 
 def test_an_acknowledged_record_lets_the_close_through_and_is_recorded_on_it(
@@ -97,7 +99,7 @@ def test_an_acknowledged_record_lets_the_close_through_and_is_recorded_on_it(
     ) == [
         (
             "pass",
-            "0 open of 2 records read (1 acknowledged, 0 released): "
+            "0 open of 10 records read (1 acknowledged, 0 released): "
             "gpuledger quarantine list --period 2026-04",
         )
     ]
@@ -129,7 +131,8 @@ def test_a_released_record_lands_with_the_records_held_back_because_of_it(
 ) -> None:
     home = tmp_path / "home"
     sacct = write_sacct(tmp_path / "sacct.txt", [GOOD])
-    step = _backwards(BACKWARDS.line()).replace("|2|2|", "|2.batch|2.batch|")
+    # its .batch step (JobID and JobIDRaw 2.batch), held back with its job
+    step = "2.batch|2.batch|" + _backwards(BACKWARDS.line()).removeprefix("2|2|")
     sacct.write_text(sacct.read_text() + _backwards(BACKWARDS.line()) + "\n" + step + "\n")
     ingested = run_cli(home, None, "ingest", "slurm", "--file", str(sacct), *RUN_AFTER)
     assert "read 3, landed 1, quarantined 2" in ingested.stdout
