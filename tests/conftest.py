@@ -7,6 +7,8 @@ import csv
 import datetime as dt
 import hashlib
 import io
+import shutil
+import subprocess
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -110,6 +112,17 @@ HEADLESS_CHROMIUM = (
     "--disable-component-update",
     "--disable-sync",
 )
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Headless Chromium for the site and UI tests (scripts/chromium/install.sh)."""
+    subprocess.run(
+        ["bash", str(REPO / "scripts" / "chromium" / "install.sh")], check=True, timeout=900
+    )
+    path = shutil.which("chromium")
+    assert path, "scripts/chromium/install.sh did not put chromium on PATH"
+    return path
 
 
 def sacct_run_after(period: str) -> tuple[str, ...]:

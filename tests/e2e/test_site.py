@@ -154,16 +154,6 @@ def test_the_measures_are_explained_in_the_words_readme_uses(site: Path) -> None
         assert text in readme, (label, text)
 
 
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    subprocess.run(
-        ["bash", str(REPO / "scripts" / "chromium" / "install.sh")], check=True, timeout=900
-    )
-    path = shutil.which("chromium")
-    assert path, "scripts/chromium/install.sh did not put chromium on PATH"
-    return path
-
-
 @pytest.mark.parametrize(
     ("kind", "page"), [("fleet", "index.html"), ("tenant", "tenants/atlas.html")]
 )

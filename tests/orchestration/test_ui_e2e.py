@@ -115,16 +115,6 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="module")
-def chromium() -> str:
-    subprocess.run(
-        ["bash", str(REPO / "scripts" / "chromium" / "install.sh")], check=True, timeout=900
-    )
-    path = shutil.which("chromium")
-    assert path, "scripts/chromium/install.sh did not put chromium on PATH"
-    return path
-
-
-@pytest.fixture(scope="module")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = Path(os.environ.get("GPULEDGER_E2E_ARTIFACTS") or tmp_path_factory.mktemp("ui"))
     folder.mkdir(parents=True, exist_ok=True)
