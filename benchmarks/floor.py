@@ -1,6 +1,7 @@
-"""The floor a close is measured against: one DuckDB pass over the landed DCGM Parquet doing
-the hourly roll-up of the telemetry (per GPU, metric and hour: mean, max and samples) into a
-table, the least any warehouse does with these points.
+"""The floor a close is measured against: one DuckDB pass over the landed Prometheus Parquet
+(the points joined to their series, as staging reads them) doing the hourly roll-up of the
+DCGM telemetry (per GPU, metric and hour: mean, max and samples) into a table, the least any
+warehouse does with these points.
 
     python -m benchmarks.floor HOME
 """
@@ -22,17 +23,22 @@ select
     avg(value) as mean_value,
     max(value) as max_value,
     count(*) as samples
-from read_parquet(?)
+from read_parquet(?) as points
+inner join read_parquet(?) as series
+    on points.batch_id = series.batch_id and points.series_key = series.series_key
+where series.exporter = 'dcgm'
 group by all
 """
 
 
 def rollup(home: Path) -> int:
     """Roll the landed samples up in a scratch database; returns the hourly rows."""
-    samples = str(home / "raw" / "prometheus_gpu_samples" / "*.parquet")
+    raw = home / "raw"
+    points = str(raw / "prometheus_points" / "*.parquet")
+    series = str(raw / "prometheus_series" / "*.parquet")
     with tempfile.TemporaryDirectory(prefix="gpuledger-floor-") as scratch:
         connection = duckdb.connect(str(Path(scratch) / "floor.duckdb"))
-        connection.execute(ROLLUP, [samples])
+        connection.execute(ROLLUP, [points, series])
         (rows,) = connection.execute("select count(*) from gpu_hourly").fetchone()
         connection.close()
     return rows
