@@ -60,6 +60,9 @@ if ((${#missing[@]})); then
     command -v apt-get >/dev/null || die "apt-get not found; install ${missing[*]} by hand"
     export DEBIAN_FRONTEND=noninteractive
     APT=(apt-get -o DPkg::Lock::Timeout=600 -q -y)
+    # the apt lock of scripts/apt_ensure.sh: one install at a time across test workers
+    exec 9>"${APT_LOCK:-/tmp/gpuledger-apt.lock}"
+    flock -w 1200 9 || die "waited 20 min for the apt lock"
     # No service may start from a postinst (this script starts the daemons itself).
     POLICY_RC=/usr/sbin/policy-rc.d
     if [[ ! -e $POLICY_RC ]]; then
