@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from extractors import crashpoints
+from extractors import crashpoints, progress
 from extractors.rawstore import (
     BATCHES_TABLE,
     QUARANTINE_TABLE,
@@ -80,7 +80,9 @@ class BatchWriter:
             report = batch.finish(records_read=n)
 
     Files are written under temporary names and renamed, the manifest last, only by
-    `finish`; leaving the block without it (an exception) removes them."""
+    `finish`; leaving the block without it (an exception) removes them. The block is the
+    file's progress task (extractors.progress): the records it lands, and the bytes its
+    streaming reader reports against the file's size."""
 
     def __init__(
         self,
@@ -113,6 +115,10 @@ class BatchWriter:
 
     def __enter__(self) -> BatchWriter:
         self._lock.__enter__()
+        path = Path(self.file)
+        size = path.stat().st_size if path.is_file() else None
+        self._progress = progress.task(f"{self.source} {path.name}", total=size, unit="bytes")
+        self._progress.__enter__()
         self.existing = read_manifest(self.home, self.batch_id)
         return self
 
@@ -149,6 +155,7 @@ class BatchWriter:
             )
         self._writers[table].write_table(landed.cast(self._writers[table].schema))
         self.rows_by_table[table] = self.rows_by_table.get(table, 0) + landed.num_rows
+        progress.advance(records=landed.num_rows)
 
     def reject(self, rejected: Sequence[Rejected]) -> None:
         """Records the parser could not read (each keeps its line, field, reason and text)."""
@@ -247,6 +254,7 @@ class BatchWriter:
         for table, writer in self._writers.items():
             writer.close()
             self._staged(table).unlink(missing_ok=True)
+        self._progress.__exit__(kind, error, traceback)
         self._lock.__exit__(kind, error, traceback)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from extractors import progress
 from extractors.filebatch import BOM, ReadOptions, SourceFileError, is_utf8
 from extractors.rawstore import batch_hasher
 
@@ -57,6 +58,7 @@ def text_pieces(path: Path, read: ReadOptions) -> Iterator[tuple[str, bool]]:
     replaced by U+FFFD unless `read.errors` is strict (then, UnicodeDecodeError)."""
     errors = "replace" if read.errors == "replace" else "strict"
     for index, (piece, last) in enumerate(_pieces(path, read.encoding)):
+        progress.advance(done=len(piece))
         codec = _codec(read.encoding, first=index == 0)
         text = piece.decode(codec, errors)
         yield (text.removeprefix(BOM) if index == 0 else text), last

@@ -27,6 +27,7 @@ from gpuledger.explain import explain
 from gpuledger.export import FORMATS, ExportError, export_period
 from gpuledger.metrics import prepare_semantic_layer, semantic_layer_lines
 from gpuledger.output import check_lines, close_lines, landing_lines
+from gpuledger.progress import shown as progress_shown
 from gpuledger.report import render_report
 from gpuledger.site import write_site
 
@@ -255,7 +256,8 @@ def _run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return _run(args)
+        with progress_shown():
+            return _run(args)
     except USER_ERRORS as exc:
         print(f"gpuledger: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -19,10 +19,17 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from dagster import AssetExecutionContext, AssetKey, AssetsDefinition, AssetSpec
+from dagster import (
+    AssetCheckResult,
+    AssetExecutionContext,
+    AssetKey,
+    AssetsDefinition,
+    AssetSpec,
+    Output,
+)
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
-from extractors import crashpoints
+from extractors import crashpoints, progress
 from extractors.rawstore import raw_store_lock, sweep_interrupted
 from gpuledger.core.gate import ALREADY_CLOSED, close_gate
 from gpuledger.core.home import home_lock
@@ -80,6 +87,15 @@ def _home_environment(home: str) -> Iterator[None]:
             os.environ["GPULEDGER_HOME"] = before
 
 
+def _node(event: Output | AssetCheckResult) -> str:
+    """The model or test an event of the build reports, as the progress display names it
+    (one per selected asset and check; a singular test over several models is observed on
+    each of them and counts in none)."""
+    if isinstance(event, AssetCheckResult):
+        return f"{event.asset_key.path[-1]} {event.check_name}"
+    return event.output_name
+
+
 def warehouse_assets() -> AssetsDefinition:
     """The dbt assets of the manifest as it is now (orchestration.project.prepare_manifest)."""
     built_from = dbt_project.manifest_path.stat().st_mtime_ns
@@ -118,10 +134,14 @@ def warehouse_assets() -> AssetsDefinition:
                 invocation = dbt.cli(
                     list(BUILD_ARGS), context=context, target_path=target, raise_on_error=False
                 )
+                nodes = len(context.selected_asset_keys) + len(context.selected_asset_check_keys)
                 try:
-                    for event in invocation.stream():
-                        crashpoints.reached("build:dbt-running")
-                        yield event
+                    with progress.task("dbt build", total=nodes or None, unit="nodes"):
+                        for event in invocation.stream():
+                            crashpoints.reached("build:dbt-running")
+                            if isinstance(event, Output | AssetCheckResult):
+                                progress.advance(done=1, note=_node(event))
+                            yield event
                 finally:
                     # dbt holds the DuckDB file: never release the lock while it still runs
                     # (if the stream stopped early, nobody reads dbt's output: stop it)

@@ -15,6 +15,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from extractors import progress
 from extractors.filebatch import (
     DEFAULT_READ,
     ReadOptions,
@@ -139,6 +140,7 @@ def _blocks(path: Path) -> Iterator[bytes]:
     try:
         with path.open("rb") as handle:
             while block := handle.read(BLOCK_BYTES):
+                progress.advance(done=len(block))
                 yield block
     except OSError as exc:
         raise SourceFileError(f"{path}: cannot read: {exc.strerror}") from None
