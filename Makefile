@@ -5,7 +5,7 @@ BIN       := $(VENV)/bin
 STAMP     := $(VENV)/.installed
 TEST_HOME ?= $(CURDIR)/.gpuledger-test
 
-.PHONY: demo test lint dbt-test pytest clean bench focus-validate
+.PHONY: demo test test-envs lint dbt-test pytest clean bench focus-validate
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +41,13 @@ focus-validate: $(FOCUS_STAMP)
 demo: $(STAMP)
 	$(BIN)/gpuledger demo
 
-test: lint dbt-test pytest
+# The linters and the dbt build run while the FOCUS validator's and Superset's environments
+# install (each target's output kept together), then pytest.
+test:
+	$(MAKE) --no-print-directory --output-sync=target -j3 lint dbt-test test-envs
+	$(MAKE) --no-print-directory pytest
+
+test-envs: $(FOCUS_STAMP) $(SUPERSET_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -59,8 +65,11 @@ dbt-test: $(STAMP)
 	GPULEDGER_HOME=$(TEST_HOME)/dbt $(BIN)/dbt docs generate --project-dir . --profiles-dir . \
 		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
 
+# two workers (pytest-xdist), a test file each at a time, in the order tests/conftest.py gives
+# (the longest files first); PYTEST_WORKERS=0 runs in one process
+PYTEST_WORKERS ?= 2
 pytest: $(STAMP) $(FOCUS_STAMP) $(SUPERSET_STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 clean:
 	rm -rf $(VENV) $(FOCUS_VENV) $(SUPERSET_VENV) .gpuledger .gpuledger-demo $(TEST_HOME) target logs

@@ -41,6 +41,26 @@ POLICY_HEADERS = {
 
 H100 = "NVIDIA H100 80GB HBM3"
 
+# `make pytest` runs the files on two workers (pytest-xdist, --dist loadfile: a file's tests,
+# and its module fixtures, stay on one worker). The files that take minutes go first, longest
+# first, so that neither worker is left with one of them at the end while the other idles.
+LONG_FILES = (
+    "tests/integration/test_spark_parity.py",
+    "tests/orchestration/test_ui_e2e.py",
+    "tests/e2e/test_bi_superset.py",
+    "tests/integrity/test_crashes.py",
+    "tests/benchmarks/test_bench_smoke.py",
+    "tests/integration/test_slurm_live.py",
+    "tests/orchestration/test_close_job.py",
+    "tests/e2e/test_site.py",
+    "tests/e2e/test_serving.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {path: index for index, path in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
 
 def write_policy(folder: Path, tables: Mapping[str, Iterable[str]]) -> Path:
     """A policy directory: every file with its header, rows given as CSV lines."""
