@@ -17,6 +17,10 @@
     (overlapping chunks or files) counts once: the latest extraction. -#}
 with
 
+batches as (
+    select * from {{ ref('stg_landing__batches') }}
+),
+
 series as (
     select * from {{ source('prometheus', 'prometheus_series') }}
 ),
@@ -25,62 +29,151 @@ points as (
     select * from {{ source('prometheus', 'prometheus_points') }}
 ),
 
-samples as (
+{# The landed batches (those with a manifest) in the order a later version of a point wins:
+    the extraction (an unknown one first), then the batch id. #}
+batch_order as (
     select
-        points.batch_id,
-        points.source_line,
-        points.sampled_at,
-        points.value,
+        batch_id,
+        row_number() over (order by extracted_at asc nulls first, batch_id asc) as batch_rank
+    from batches
+),
+
+{# The DCGM activity series of those batches, numbered, with the labels staging reads. #}
+activity_series as (
+    select
+        series.batch_id,
+        series.series_key,
         series.metric,
         series.gpu_uuid,
         series.gpu_instance_id,
         series.gpu_instance_profile,
-        series.hostname,
         series.model_name,
+        series.hostname,
         series.pod,
         series.namespace,
-        series.container
+        series.container,
+        batch_order.batch_rank,
+        row_number() over (order by series.batch_id, series.series_key) as series_number
+    from series
+    inner join batch_order on series.batch_id = batch_order.batch_id
+    where
+        series.exporter = 'dcgm'
+        and series.metric in (
+            'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+            'DCGM_FI_DEV_GPU_UTIL',
+            'DCGM_FI_DEV_FB_USED',
+            'DCGM_FI_DEV_POWER_USAGE'
+        )
+),
+
+{# landed_order: one number in the order of (batch_rank, source_line), so the latest landed
+    version of a point (latest extraction, then batch, then line) is its greatest. #}
+samples as (
+    select
+        activity_series.gpu_uuid,
+        activity_series.gpu_instance_id,
+        activity_series.metric,
+        activity_series.series_number,
+        points.sampled_at,
+        points.value,
+        activity_series.batch_rank * 4294967296 + points.source_line as landed_order
     from points
-    inner join series
+    inner join activity_series
         on
-            points.batch_id = series.batch_id
-            and points.series_key = series.series_key
-    where series.exporter = 'dcgm'
+            points.batch_id = activity_series.batch_id
+            and points.series_key = activity_series.series_key
 ),
 
-activity_samples as (
-    select * from samples
-    where metric in (
-        'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
-        'DCGM_FI_DEV_GPU_UTIL',
-        'DCGM_FI_DEV_FB_USED',
-        'DCGM_FI_DEV_POWER_USAGE'
-    )
-),
-
+{# One pass: per GPU (or instance) and time, each metric's latest landed point and the series
+    that holds it. #}
 latest_points as (
-    {{ gpuledger.latest_landed(
-        'activity_samples', key=['metric', 'gpu_uuid', "coalesce(gpu_instance_id, '')", 'sampled_at']
-    ) }}
-),
-
-per_series_time as (
     select
         gpu_uuid,
         gpu_instance_id,
         sampled_at,
-        max(gpu_instance_profile) as mig_profile,
-        max(model_name) as gpu_model,
-        max(hostname) as hostname,
-        max(pod) as pod_name,
-        max(namespace) as namespace_name,
-        max(container) as container_name,
-        max(case when metric = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE' then value end) as gr_engine_active,
-        max(case when metric = 'DCGM_FI_DEV_GPU_UTIL' then value end) as gpu_util_percent,
-        max(case when metric = 'DCGM_FI_DEV_FB_USED' then value end) as fb_used_mib,
-        max(case when metric = 'DCGM_FI_DEV_POWER_USAGE' then value end) as power_usage_watts
-    from latest_points
+        {{ gpuledger.latest_by('value', 'landed_order') }} filter (
+            where metric = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE'
+        ) as gr_engine_active,
+        {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
+            where metric = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE'
+        ) as gr_engine_active_series,
+        {{ gpuledger.latest_by('value', 'landed_order') }} filter (
+            where metric = 'DCGM_FI_DEV_GPU_UTIL'
+        ) as gpu_util_percent,
+        {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
+            where metric = 'DCGM_FI_DEV_GPU_UTIL'
+        ) as gpu_util_percent_series,
+        {{ gpuledger.latest_by('value', 'landed_order') }} filter (
+            where metric = 'DCGM_FI_DEV_FB_USED'
+        ) as fb_used_mib,
+        {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
+            where metric = 'DCGM_FI_DEV_FB_USED'
+        ) as fb_used_mib_series,
+        {{ gpuledger.latest_by('value', 'landed_order') }} filter (
+            where metric = 'DCGM_FI_DEV_POWER_USAGE'
+        ) as power_usage_watts,
+        {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
+            where metric = 'DCGM_FI_DEV_POWER_USAGE'
+        ) as power_usage_watts_series
+    from samples
     group by gpu_uuid, gpu_instance_id, sampled_at
+),
+
+{# The labels of a time are the greatest of those its metrics' latest points carry. #}
+per_series_time as (
+    select
+        latest_points.gpu_uuid,
+        latest_points.gpu_instance_id,
+        latest_points.sampled_at,
+        greatest(
+            gr_engine_active_labels.gpu_instance_profile,
+            gpu_util_percent_labels.gpu_instance_profile,
+            fb_used_mib_labels.gpu_instance_profile,
+            power_usage_watts_labels.gpu_instance_profile
+        ) as mig_profile,
+        greatest(
+            gr_engine_active_labels.model_name,
+            gpu_util_percent_labels.model_name,
+            fb_used_mib_labels.model_name,
+            power_usage_watts_labels.model_name
+        ) as gpu_model,
+        greatest(
+            gr_engine_active_labels.hostname,
+            gpu_util_percent_labels.hostname,
+            fb_used_mib_labels.hostname,
+            power_usage_watts_labels.hostname
+        ) as hostname,
+        greatest(
+            gr_engine_active_labels.pod,
+            gpu_util_percent_labels.pod,
+            fb_used_mib_labels.pod,
+            power_usage_watts_labels.pod
+        ) as pod_name,
+        greatest(
+            gr_engine_active_labels.namespace,
+            gpu_util_percent_labels.namespace,
+            fb_used_mib_labels.namespace,
+            power_usage_watts_labels.namespace
+        ) as namespace_name,
+        greatest(
+            gr_engine_active_labels.container,
+            gpu_util_percent_labels.container,
+            fb_used_mib_labels.container,
+            power_usage_watts_labels.container
+        ) as container_name,
+        latest_points.gr_engine_active,
+        latest_points.gpu_util_percent,
+        latest_points.fb_used_mib,
+        latest_points.power_usage_watts
+    from latest_points
+    left join activity_series as gr_engine_active_labels
+        on latest_points.gr_engine_active_series = gr_engine_active_labels.series_number
+    left join activity_series as gpu_util_percent_labels
+        on latest_points.gpu_util_percent_series = gpu_util_percent_labels.series_number
+    left join activity_series as fb_used_mib_labels
+        on latest_points.fb_used_mib_series = fb_used_mib_labels.series_number
+    left join activity_series as power_usage_watts_labels
+        on latest_points.power_usage_watts_series = power_usage_watts_labels.series_number
 ),
 
 mig_instances as (
