@@ -115,11 +115,11 @@ class BatchWriter:
 
     def __enter__(self) -> BatchWriter:
         self._lock.__enter__()
+        self.existing = read_manifest(self.home, self.batch_id)
         path = Path(self.file)
         size = path.stat().st_size if path.is_file() else None
         self._progress = progress.task(f"{self.source} {path.name}", total=size, unit="bytes")
         self._progress.__enter__()
-        self.existing = read_manifest(self.home, self.batch_id)
         return self
 
     def _laid_out(self) -> None:

@@ -66,32 +66,32 @@ class TerminalProgress:
             transient=True,
             refresh_per_second=4,
         )
-        self._running = 0
+        self._records: dict[TaskID, int] = {}  # the tasks shown, and their records so far
 
     def begin(self, label: str, total: int | None, unit: str) -> TaskID:
-        if not self._running:
+        if not self._records:
             self._bars.start()
-        self._running += 1
-        return self._bars.add_task(label, total=total, unit=unit, records=0, note="")
+        task_id = self._bars.add_task(label, total=total, unit=unit, records=0, note="")
+        self._records[task_id] = 0
+        return task_id
 
     def advance(self, handle: object, done: int, records: int, note: str | None) -> None:
         task_id = TaskID(handle)  # type: ignore[arg-type]
         fields: dict[str, Any] = {}
         if records:
-            fields["records"] = self._bars.tasks[self._index(task_id)].fields["records"] + records
+            self._records[task_id] += records
+            fields["records"] = self._records[task_id]
         if note is not None:
             fields["note"] = note
         self._bars.update(task_id, advance=done, **fields)
 
     def end(self, handle: object) -> None:
+        task_id = TaskID(handle)  # type: ignore[arg-type]
         self._bars.refresh()  # the task's last figures, before its bar goes
-        self._bars.remove_task(TaskID(handle))  # type: ignore[arg-type]
-        self._running -= 1
-        if not self._running:
+        self._bars.remove_task(task_id)
+        del self._records[task_id]
+        if not self._records:
             self._bars.stop()
-
-    def _index(self, task_id: TaskID) -> int:
-        return next(i for i, task in enumerate(self._bars.tasks) if task.id == task_id)
 
 
 def wanted(stream: IO[str]) -> bool:
