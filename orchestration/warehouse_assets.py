@@ -7,16 +7,20 @@ with `gpuledger ingest` rather than through the inbox), waits for any other proc
 warehouse.duckdb (a bounded wait, then one line naming it), runs `dbt build` without unit
 tests against the home and, when it succeeded, serves the marts to readers
 (orchestration.serving_assets). In a monthly_close run it first refuses a period that is closed.
-Models are not partitioned: each build computes every period. The assets are built from the
-manifest when the Definitions are built, so a long-lived process (pytest, the CLI in a test)
-that builds its Definitions again sees models added meanwhile; a run whose definitions are
-older than the project refuses to start dbt (dagster-dbt cannot map a node it does not know),
-and the CLI then runs once more on fresh definitions.
+Models are not partitioned: each build computes every period, the incremental telemetry
+models only the days new batches touch (gpuledger.core.incremental; a run's
+`gpuledger/rebuild_days` tag adds days, e.g. a range of daily partitions). The assets are
+built from the manifest when the Definitions are built, so a long-lived process (pytest, the
+CLI in a test) that builds its Definitions again sees models added meanwhile; a run whose
+definitions are older than the project refuses to start dbt (dagster-dbt cannot map a node it
+does not know), and the CLI then runs once more on fresh definitions.
 """
 
+import datetime as dt
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from dagster import (
@@ -31,6 +35,7 @@ from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
 from extractors import crashpoints, progress
 from extractors.rawstore import raw_store_lock, sweep_interrupted
+from gpuledger.core import incremental
 from gpuledger.core.gate import ALREADY_CLOSED, close_gate
 from gpuledger.core.home import home_lock
 from gpuledger.core.ledger import stamp_build
@@ -58,6 +63,23 @@ STALE_MESSAGE = (
 )
 CHARGEBACK = AssetKey(["marts", "fact_chargeback"])
 SHOWBACK = AssetKey(["marts", "fact_showback"])
+INCREMENTAL_KEYS = {AssetKey([schema, name]) for schema, name, _ in incremental.INCREMENTAL_MODELS}
+REBUILD_TAG = "gpuledger/rebuild_days"
+
+
+def rebuild_days(tags: Mapping[str, str]) -> list[dt.date]:
+    """The days a run's `gpuledger/rebuild_days` tag asks to rebuild besides the new
+    batches' (`YYYY-MM-DD` or `YYYY-MM-DD..YYYY-MM-DD`, e.g. a range of daily partitions
+    whose evidence was corrected in place), as the first and last."""
+    value = tags.get(REBUILD_TAG, "").strip()
+    if not value:
+        return []
+    first, _, last = value.partition("..")
+    try:
+        return [dt.date.fromisoformat(first), dt.date.fromisoformat(last or first)]
+    except ValueError:
+        expected = "expected YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD"
+        raise refusal(FAILED, f"{REBUILD_TAG}={value!r}: {expected}") from None
 
 
 class LayerTranslator(DagsterDbtTranslator):
@@ -74,17 +96,19 @@ class LayerTranslator(DagsterDbtTranslator):
 
 
 @contextmanager
-def _home_environment(home: str) -> Iterator[None]:
-    """dagster-dbt hands dbt a copy of os.environ; profiles.yml reads GPULEDGER_HOME."""
-    before = os.environ.get("GPULEDGER_HOME")
-    os.environ["GPULEDGER_HOME"] = home
+def _dbt_environment(variables: Mapping[str, str]) -> Iterator[None]:
+    """dagster-dbt hands dbt a copy of os.environ: profiles.yml reads GPULEDGER_HOME, the
+    incremental models GPULEDGER_REBUILD_WINDOW."""
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
     try:
         yield
     finally:
-        if before is None:
-            del os.environ["GPULEDGER_HOME"]
-        else:
-            os.environ["GPULEDGER_HOME"] = before
+        for name, value in before.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def _node(event: Output | AssetCheckResult) -> str:
@@ -94,6 +118,36 @@ def _node(event: Output | AssetCheckResult) -> str:
     if isinstance(event, AssetCheckResult):
         return f"{event.asset_key.path[-1]} {event.check_name}"
     return event.output_name
+
+
+def _run_dbt(
+    context: AssetExecutionContext,
+    dbt: DbtCliResource,
+    args: list[str],
+    target: Path,
+    days: incremental.Window,
+) -> Iterator[Any]:
+    """dbt build's events, with progress per node; dbt has stopped when this returns."""
+    home = context.resources.gpuledger.home_path()
+    with _dbt_environment({"GPULEDGER_HOME": str(home), **days.environment()}):
+        invocation = dbt.cli(args, context=context, target_path=target, raise_on_error=False)
+    nodes = len(context.selected_asset_keys) + len(context.selected_asset_check_keys)
+    try:
+        with progress.task("dbt build", total=nodes or None, unit="nodes"):
+            for event in invocation.stream():
+                crashpoints.reached("build:dbt-running")
+                if isinstance(event, Output | AssetCheckResult):
+                    progress.advance(done=1, note=_node(event))
+                yield event
+    finally:
+        # dbt holds the DuckDB file: never release the lock while it still runs
+        # (if the stream stopped early, nobody reads dbt's output: stop it)
+        if invocation.process.poll() is None:
+            invocation.process.terminate()
+        invocation.process.wait()
+    if not invocation.is_successful():
+        error = invocation.get_error()
+        raise refusal(FAILED, str(build_error("build", target, str(error or ""))))
 
 
 def warehouse_assets() -> AssetsDefinition:
@@ -130,27 +184,12 @@ def warehouse_assets() -> AssetsDefinition:
             (target / "run_results.json").unlink(missing_ok=True)
             await_warehouse(home)
             stamp_build(home)
-            with _home_environment(str(home)), raw_store_lock(home, shared=True):
-                invocation = dbt.cli(
-                    list(BUILD_ARGS), context=context, target_path=target, raise_on_error=False
-                )
-                nodes = len(context.selected_asset_keys) + len(context.selected_asset_check_keys)
-                try:
-                    with progress.task("dbt build", total=nodes or None, unit="nodes"):
-                        for event in invocation.stream():
-                            crashpoints.reached("build:dbt-running")
-                            if isinstance(event, Output | AssetCheckResult):
-                                progress.advance(done=1, note=_node(event))
-                            yield event
-                finally:
-                    # dbt holds the DuckDB file: never release the lock while it still runs
-                    # (if the stream stopped early, nobody reads dbt's output: stop it)
-                    if invocation.process.poll() is None:
-                        invocation.process.terminate()
-                    invocation.process.wait()
-            if not invocation.is_successful():
-                error = invocation.get_error()
-                raise refusal(FAILED, str(build_error("build", target, str(error or ""))))
+            with raw_store_lock(home, shared=True):
+                days = incremental.window(home, rebuild_days(context.run.tags))
+                context.log.info(str(days))
+                yield from _run_dbt(context, dbt, [*BUILD_ARGS, *days.args()], target, days)
+            if context.selected_asset_keys >= INCREMENTAL_KEYS:
+                incremental.record(home, days)
             context.log_event(served_materialization(serve(home)))
 
     return warehouse

@@ -1,11 +1,24 @@
+{{ config(
+    materialized='incremental',
+    on_schema_change='fail',
+    **gpuledger.by_day_incremental_config('hour_day')
+) }}
+
 {#- Device telemetry rolled up per clock hour, the only grain later models read (a fleet
     month of one-minute samples becomes one row per device, owner and hour).
 
     Each sample covers [sampled_at, sampled_at + interval): NVML and the vGPU host sampler
     state their interval; a DCGM series (through Prometheus) has none, so its interval is the
     step of the device's own series: the smaller of the gaps to its previous and next sample
-    (an outage before or after a sample does not stretch it), capped at 3600 s. A sample that
-    crosses an hour boundary is split exactly between the two hours (the cap keeps it to two).
+    (an outage before or after a sample does not stretch it), capped at 3600 s; a gap longer
+    than the cap, or no neighbour at all, counts as the cap. A sample that crosses an hour
+    boundary is split exactly between the two hours (the cap keeps it to two).
+
+    Incremental by whole UTC days of hours (hour_day): a build rebuilds the days its new
+    batches touch (gpuledger.core.incremental). The hours of a day take the samples from an
+    hour before it (an interval runs at most an hour into the next) and their neighbours
+    another hour out (a farther one counts as the cap either way), so a day rebuilt alone
+    equals the same day of a full build.
 
     Owners, one row per owner the sample names:
     - dcgm: the pod labels dcgm-exporter attached (`namespace/pod`, owner_kind k8s_pod), else
@@ -23,10 +36,12 @@ with
 
 dcgm as (
     select * from {{ ref('stg_prometheus__gpu_activity') }}
+    where {{ gpuledger.rebuild_window('sampled_at', 7200, 3600) }}
 ),
 
 nvml_samples as (
     select * from {{ ref('stg_nvml__samples') }}
+    where {{ gpuledger.rebuild_window('sampled_at', 3600) }}
 ),
 
 nvml_processes as (
@@ -35,6 +50,7 @@ nvml_processes as (
 
 vgpu as (
     select * from {{ ref('stg_vgpu__samples') }}
+    where {{ gpuledger.rebuild_window('sampled_at', 3600) }}
 ),
 
 dcgm_spaced as (
@@ -72,7 +88,8 @@ dcgm_samples as (
             else ''
         end as owner_key,
         sampled_at,
-        least(coalesce(least(previous_gap_seconds, next_gap_seconds), 0), 3600) as interval_seconds,
+        least(coalesce(previous_gap_seconds, 3600), coalesce(next_gap_seconds, 3600), 3600)
+            as interval_seconds,
         active_ratio
     from dcgm_spaced
     where active_ratio is not null
@@ -188,8 +205,10 @@ final as (
         hour_start_at,
         count(*) as sample_count,
         sum(covered_seconds) as covered_seconds,
-        sum(covered_seconds * active_ratio) as active_seconds
+        sum(covered_seconds * active_ratio) as active_seconds,
+        cast(hour_start_at as date) as hour_day
     from pieces
+    where {{ gpuledger.rebuild_window('hour_start_at') }}
     group by
         activity_source, gpu_uuid, device_instance_id, owner_kind, owner_key, hour_start_at
 )

@@ -1,3 +1,9 @@
+{{ config(
+    materialized='incremental',
+    on_schema_change='fail',
+    **gpuledger.by_day_incremental_config('sample_day')
+) }}
+
 {#- GPU activity from dcgm-exporter, one row per GPU (or MIG instance) per sample time.
 
     Units are converted here and only here: GR_ENGINE_ACTIVE is already a 0..1 ratio,
@@ -14,7 +20,11 @@
     A parent row has no activity or framebuffer, so sums over rows never count one twice.
 
     Points name their series (its labels landed once per batch); a point landed twice
-    (overlapping chunks or files) counts once: the latest extraction. -#}
+    (overlapping chunks or files) counts once: the latest extraction.
+
+    Incremental by whole UTC days (sample_day): every row depends only on the points of its
+    own GPU and time, so a day is rebuilt from that day's points of every batch, and a build
+    rebuilds only the days its new batches touch (gpuledger.core.incremental). -#}
 with
 
 batches as (
@@ -27,6 +37,7 @@ series as (
 
 points as (
     select * from {{ source('prometheus', 'prometheus_points') }}
+    where {{ gpuledger.rebuild_window('sampled_at') }}
 ),
 
 {# The landed batches (those with a manifest) in the order a later version of a point wins:
@@ -311,7 +322,8 @@ final as (
     select
         {{ surrogate_key(['gpu_uuid', "coalesce(gpu_instance_id, '')", 'sampled_at']) }}
             as gpu_activity_id,
-        *
+        *,
+        cast(sampled_at as date) as sample_day
     from all_rows
 )
 

@@ -1,0 +1,208 @@
+"""Which days a build's incremental models rebuild.
+
+The models where telemetry volume lives (INCREMENTAL_MODELS) are dbt incremental models
+rebuilt by whole UTC days (macros/rebuild_window.sql): a run computes the days named in
+GPULEDGER_REBUILD_WINDOW (`Window.environment`) from every landed batch and replaces them.
+A build names the days the batches landed since the last successful build carry in their
+telemetry tables (the min and max sample time of each file, from its Parquet statistics),
+one day out either side (a sample's interval reaches into the next hour and its neighbours
+an hour out), as one span. A later version of a point for a closed day is such a batch too,
+so its day is rebuilt, and no other: a daily run reads the new days, not all history.
+
+The batches a build included are recorded in the warehouse (STATE_TABLE) after it succeeded:
+a failed build records nothing and the next one takes its days again. Everything is rebuilt
+(`--full-refresh`) when the warehouse lacks an incremental model's table or the state, or when
+the models' code changed since (FINGERPRINT: their SQL and the project's macros), so a full
+refresh and an incremental history give the same tables (tests/e2e/test_incremental.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
+from gpuledger.core.home import PROJECT_DIR, warehouse_path
+from gpuledger.core.warehouse import connect, has_relation
+
+# (schema, model, its folder under models/) of every incremental model of the project
+INCREMENTAL_MODELS = (
+    ("staging", "stg_prometheus__gpu_activity", "staging/prometheus"),
+    ("intermediate", "int_device_activity_hourly", "intermediate/activity"),
+)
+# the landed tables the incremental models read, with their event time
+TELEMETRY_TABLES = {
+    "prometheus_points": "sampled_at",
+    "nvml_samples": "sampled_at",
+    "vgpu_samples": "sampled_at",
+}
+STATE_TABLE = "incremental_built_batches"
+WINDOW_VARIABLE = "GPULEDGER_REBUILD_WINDOW"
+# the first day of the daily partitions (orchestration.partitions.FIRST_DAY): the one day a
+# build with nothing new to rebuild names (no evidence is that old, so it is an empty batch)
+EMPTY_DAY = dt.date(2020, 1, 1)
+HALO = dt.timedelta(days=1)
+
+
+def fingerprint() -> str:
+    """A hash of the incremental models' SQL and of every macro: when it changes, the days
+    built before were computed by other code, so the next build rebuilds them all."""
+    digest = hashlib.sha256()
+    models = PROJECT_DIR / "models"
+    paths = [models / folder / f"{name}.sql" for _, name, folder in INCREMENTAL_MODELS]
+    paths += sorted((PROJECT_DIR / "macros").rglob("*.sql"))
+    for path in paths:
+        digest.update(path.relative_to(PROJECT_DIR).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Window:
+    """The days [start, end) the incremental models rebuild, and the batches that brought
+    them (recorded when the build succeeds)."""
+
+    start: dt.date
+    end: dt.date
+    batches: tuple[str, ...]
+    full_refresh: bool
+    fingerprint: str
+
+    def args(self) -> list[str]:
+        """dbt's arguments: a full refresh rebuilds the incremental models whole."""
+        return ["--full-refresh"] if self.full_refresh else []
+
+    def environment(self) -> dict[str, str]:
+        """The variable the incremental models read their days from."""
+        return {WINDOW_VARIABLE: f"{self.start.isoformat()}/{self.end.isoformat()}"}
+
+    @property
+    def days(self) -> int:
+        return (self.end - self.start).days
+
+    def __str__(self) -> str:
+        kind = "full refresh" if self.full_refresh else "incremental"
+        if self.start == EMPTY_DAY and self.days == 1:
+            return f"incremental models: nothing new to rebuild ({kind})"
+        return (
+            f"incremental models: {kind}, {self.days} day(s) {self.start} to "
+            f"{self.end - dt.timedelta(days=1)}, from {len(self.batches)} new batch(es)"
+        )
+
+
+def manifested_batches(home: Path) -> list[str]:
+    """Every landed batch (one with a manifest)."""
+    return [path.stem for path in batch_files(raw_dir(home) / BATCHES_TABLE)]
+
+
+def batch_span(home: Path, batch_id: str) -> tuple[dt.datetime, dt.datetime] | None:
+    """The earliest and latest event time in the batch's telemetry files (Parquet row-group
+    statistics, else the column itself), None when it landed no telemetry."""
+    found: list[dt.datetime] = []
+    for table, column in TELEMETRY_TABLES.items():
+        path = raw_dir(home) / table / f"{batch_id}.parquet"
+        if path.exists():
+            found += _column_span(path, column)
+    return (min(found), max(found)) if found else None
+
+
+def _column_span(path: Path, column: str) -> list[dt.datetime]:
+    meta = pq.ParquetFile(path).metadata
+    if meta.num_rows == 0:
+        return []
+    index = meta.schema.to_arrow_schema().get_field_index(column)
+    stats = [meta.row_group(g).column(index).statistics for g in range(meta.num_row_groups)]
+    if all(s is not None and s.has_min_max for s in stats):
+        return [v for s in stats for v in (s.min, s.max)]
+    values = pq.read_table(path, columns=[column]).column(column).drop_null()
+    return [values[0].as_py(), values[-1].as_py()] if len(values) else []
+
+
+def _built(home: Path, current: str) -> set[str] | None:
+    """The batches the incremental models hold, or None when they must be rebuilt whole."""
+    if not warehouse_path(home).exists():
+        return None
+    con = connect(home)
+    try:
+        present = all(has_relation(con, schema, model) for schema, model, _ in INCREMENTAL_MODELS)
+        if not present or not has_relation(con, "main", STATE_TABLE):
+            return None
+        rows = con.execute(f"select batch_id, fingerprint from main.{STATE_TABLE}").fetchall()
+    finally:
+        con.close()
+    if any(stamp != current for _, stamp in rows):
+        return None
+    return {batch for batch, _ in rows}
+
+
+def window(home: Path, rebuild: Iterable[dt.date] = ()) -> Window:
+    """The days the next build of `home` rebuilds (plus the days `rebuild` names)."""
+    current = fingerprint()
+    built = _built(home, current)
+    batches = manifested_batches(home)
+    new = [b for b in batches if built is None or b not in built]
+    days = list(rebuild) + _days(home, new)
+    start = min(days, default=EMPTY_DAY)
+    end = max(days, default=EMPTY_DAY) + dt.timedelta(days=1)
+    return Window(start, end, tuple(new), built is None, current)
+
+
+def _days(home: Path, batches: Iterable[str]) -> list[dt.date]:
+    """The first and last day each batch's telemetry touches, a day out either side."""
+    days: list[dt.date] = []
+    for batch in batches:
+        span = batch_span(home, batch)
+        if span is not None:
+            days += [(span[0] - HALO).date(), (span[1] + HALO).date()]
+    return days
+
+
+def full_window(home: Path) -> Window:
+    """Every landed batch's days, as a full refresh (a new warehouse on another engine)."""
+    batches = manifested_batches(home)
+    days = _days(home, batches)
+    start = min(days, default=EMPTY_DAY)
+    end = max(days, default=EMPTY_DAY) + dt.timedelta(days=1)
+    return Window(start, end, tuple(batches), True, fingerprint())
+
+
+def record(home: Path, built: Window) -> None:
+    """After a successful build: the batches of `built` are in the incremental models (a
+    full refresh replaces what was recorded)."""
+    con = connect(home, read_only=False)
+    try:
+        con.execute(
+            f"create table if not exists main.{STATE_TABLE} "
+            "(batch_id varchar primary key, fingerprint varchar, built_at timestamp)"
+        )
+        if built.full_refresh:
+            con.execute(f"delete from main.{STATE_TABLE}")
+        if built.batches:
+            con.executemany(
+                f"insert or replace into main.{STATE_TABLE} values (?, ?, now()::timestamp)",
+                [(batch, built.fingerprint) for batch in built.batches],
+            )
+    finally:
+        con.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m gpuledger.core.incremental HOME`: the next build's window of HOME, as the
+    shell assignment a dbt run by hand takes (make dbt-test)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m gpuledger.core.incremental HOME", file=sys.stderr)
+        return 2
+    days = window(Path(args[0]))
+    print(" ".join(f"{k}={v}" for k, v in days.environment().items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""An incremental history equals a full refresh (gpuledger.core.incremental).
+
+A fleet of 8 GPUs (the benchmark's generator: sacct with steps and dcgm-exporter
+query_range JSON at 60 s) lands 2026-10-01..03 and is built; then 2026-10-04 lands with a
+late re-export of 2026-10-03 (extracted later, every GR_ENGINE_ACTIVE value halved), and the
+next build rebuilds only 2026-10-02..05 (the new days, a day out either side), leaving
+2026-10-01 as the first build wrote it. A copy of the home with its incremental state dropped
+is then built whole (a full refresh). Every mart and both incremental tables must be the same
+rows in both warehouses (EXCEPT ALL, both ways), and the late version of 2026-10-03 must be
+the one the tables hold.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from benchmarks.evidence import write_days
+from benchmarks.fleet import make_fleet
+from benchmarks.formats.inventory import write_inventory
+from benchmarks.policy import write_policy
+from gpuledger.core import incremental
+from tests.conftest import run_cli
+
+DAYS = [dt.datetime(2026, 10, day) for day in (1, 2, 3, 4)]  # UTC, as the benchmark writes them
+INCREMENTAL_TABLES = [f"{schema}.{name}" for schema, name, _ in incremental.INCREMENTAL_MODELS]
+
+
+def _ingest(home: Path, policy: Path, source: str, paths: list[Path], at: dt.datetime) -> None:
+    files = [str(p) for p in paths]
+    argv = ["ingest", source, "--file", *files, "--extracted-at", at.isoformat()]
+    result = run_cli(home, policy, *argv)
+    assert result.exit_code == 0, result.stdout + result.stderr
+
+
+def _late_reexport(day_file: Path, folder: Path) -> Path:
+    """The day's GR_ENGINE_ACTIVE response again, every value halved."""
+    document = json.loads(day_file.read_text())
+    for series in document["data"]["result"]:
+        series["values"] = [[t, repr(float(v) / 2)] for t, v in series["values"]]
+    late = folder / f"late-{day_file.name}"
+    late.write_text(json.dumps(document))
+    return late
+
+
+def _tables(con: duckdb.DuckDBPyConnection, catalog: str) -> list[str]:
+    rows = con.execute(
+        "select table_schema || '.' || table_name from information_schema.tables "
+        "where table_catalog = ? and table_schema = 'marts' and table_type = 'BASE TABLE'",
+        [catalog],
+    ).fetchall()
+    return sorted(r[0] for r in rows) + INCREMENTAL_TABLES
+
+
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """The table's columns to compare: a mart's exactly; in the incremental tables a double
+    to 1e-6 (a sum of doubles over DuckDB's threads may differ in its last bit between any
+    two builds, incremental or not; the marts publish rounded values and must be equal)."""
+    if table.startswith("marts."):
+        return "*"
+    schema, name = table.split(".")
+    rows = con.execute(
+        "select column_name, data_type from information_schema.columns "
+        "where table_catalog = 'l' and table_schema = ? and table_name = ? "
+        "order by ordinal_position",
+        [schema, name],
+    ).fetchall()
+    return ", ".join(f"round({c}, 6)" if t == "DOUBLE" else c for c, t in rows)
+
+
+def _differences(left: Path, right: Path) -> dict[str, tuple[int, int, int]]:
+    """Per table: its rows, and the rows only in left and only in right."""
+    con = duckdb.connect()
+    con.execute(f"attach '{left}' as l (read_only)")
+    con.execute(f"attach '{right}' as r (read_only)")
+    found = {}
+    for table in _tables(con, "l"):
+        rows = con.execute(f"select count(*) from l.{table}").fetchone()[0]
+        columns = _columns(con, table)
+        left_rows, right_rows = (
+            f"select {columns} from l.{table}",
+            f"select {columns} from r.{table}",
+        )
+        only_left = con.execute(
+            f"select count(*) from ({left_rows} except all {right_rows})"
+        ).fetchone()[0]
+        only_right = con.execute(
+            f"select count(*) from ({right_rows} except all {left_rows})"
+        ).fetchone()[0]
+        found[table] = (rows, only_left, only_right)
+    return found
+
+
+@pytest.fixture(scope="module")
+def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    root = tmp_path_factory.mktemp("incremental")
+    fleet = make_fleet(8, 4, seed=3)
+    policy = write_policy(root / "policy", 8, ["slurm", "prometheus"])
+    home = root / "incremental"
+    inventory = root / "inventory.csv"
+    write_inventory(inventory, fleet)
+    _ingest(home, policy, "inventory", [inventory], DAYS[0])
+    first = write_days(root / "days-1-3", fleet, DAYS[:3])
+    for source in ("slurm", "prometheus"):
+        _ingest(home, policy, source, first.paths[source], DAYS[3])
+    built = run_cli(home, policy, "build")
+    assert built.exit_code == 0, built.stdout + built.stderr
+    after_first = incremental.window(home)
+
+    fourth = write_days(root / "day-4", fleet, DAYS[3:])
+    third_activity = next(
+        p for p in first.paths["prometheus"] if "2026-10-03" in p.name and "GR_ENGINE" in p.name
+    )
+    late = _late_reexport(third_activity, root)
+    _ingest(home, policy, "slurm", fourth.paths["slurm"], DAYS[3] + dt.timedelta(days=1))
+    _ingest(home, policy, "prometheus", fourth.paths["prometheus"], DAYS[3] + dt.timedelta(days=1))
+    _ingest(home, policy, "prometheus", [late], DAYS[3] + dt.timedelta(days=2))
+    second_window = incremental.window(home)
+    built = run_cli(home, policy, "build")
+    assert built.exit_code == 0, built.stdout + built.stderr
+
+    full = root / "full"
+    shutil.copytree(home, full)
+    with duckdb.connect(str(full / "warehouse.duckdb")) as con:
+        con.execute(f"drop table main.{incremental.STATE_TABLE}")
+    full_window = incremental.window(full)
+    built = run_cli(full, policy, "build")
+    assert built.exit_code == 0, built.stdout + built.stderr
+    return {
+        "home": home,
+        "full": full,
+        "after_first": after_first,
+        "second": second_window,
+        "full_window": full_window,
+    }
+
+
+def test_a_daily_build_rebuilds_only_the_days_its_batches_touch(histories: dict) -> None:
+    after_first, second = histories["after_first"], histories["second"]
+    full = histories["full_window"]
+    print(f"\nafter the first build: {after_first}\nsecond build: {second}\nfull: {full}")
+    assert (after_first.batches, after_first.full_refresh) == ((), False)
+    assert not second.full_refresh
+    assert (second.start, second.end) == (dt.date(2026, 10, 2), dt.date(2026, 10, 6))
+    assert len(second.batches) >= 3  # day 4's sacct and DCGM, the late re-export
+    assert full.full_refresh and full.start == dt.date(2026, 9, 30)
+
+
+def test_incremental_history_equals_a_full_refresh(histories: dict) -> None:
+    found = _differences(
+        histories["home"] / "warehouse.duckdb", histories["full"] / "warehouse.duckdb"
+    )
+    print()
+    for table, (rows, only_left, only_right) in found.items():
+        print(f"{table:<55} {rows:>8,} rows  only incremental {only_left}  only full {only_right}")
+    assert {t: d for t, d in found.items() if d[1] or d[2]} == {}
+    assert found["staging.stg_prometheus__gpu_activity"][0] == 4 * 8 * 1440
+    assert sum(rows for rows, _, _ in found.values()) > 0
+
+
+def test_the_late_version_of_a_day_is_the_one_held(histories: dict) -> None:
+    with duckdb.connect(str(histories["home"] / "warehouse.duckdb"), read_only=True) as con:
+        (late_max,) = con.execute(
+            "select max(active_ratio) from staging.stg_prometheus__gpu_activity "
+            "where sample_day = date '2026-10-03'"
+        ).fetchone()
+        (other_max,) = con.execute(
+            "select max(active_ratio) from staging.stg_prometheus__gpu_activity "
+            "where sample_day = date '2026-10-02'"
+        ).fetchone()
+    assert late_max is not None and other_max is not None
+    assert late_max <= other_max / 2 + 1e-9
