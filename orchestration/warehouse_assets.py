@@ -43,11 +43,13 @@ from gpuledger.core.policy import PolicyError
 from gpuledger.core.serving import serve
 from gpuledger.core.warehouse import (
     BUILD_ARGS,
+    BuildError,
     WarehouseLocked,
     await_warehouse,
     build_error,
     dbt_target,
     prepare,
+    run_dbt,
 )
 from orchestration.outcomes import FAILED, STALE, refusal, refused_on
 from orchestration.partitions import period_of
@@ -120,6 +122,30 @@ def _node(event: Output | AssetCheckResult) -> str:
     return event.output_name
 
 
+def _rebuild_in_pieces(
+    context: AssetExecutionContext, home: Path, days: incremental.Window
+) -> incremental.Window:
+    """A window too large for one run (a fleet month built the first time) is rebuilt a run
+    of days at a time (incremental.chunks) before the build, which then names no day; a
+    window that fits is left to the build."""
+    pieces = incremental.chunks(home, days)
+    if len(pieces) == 1:
+        return days
+    models = [name for _, name, _ in incremental.INCREMENTAL_MODELS]
+    with progress.task("rebuild telemetry", total=len(pieces), unit="runs"):
+        for number, piece in enumerate(pieces):
+            context.log.info(
+                f"rebuilding {piece.start} to {piece.end} ({number + 1}/{len(pieces)})"
+            )
+            whole = ["--full-refresh"] if piece.full_refresh and number == 0 else []
+            try:
+                run_dbt(home, ["run", "--select", *models, *whole], piece.environment())
+            except BuildError as exc:
+                raise refusal(FAILED, str(exc)) from None
+            progress.advance(done=1, note=f"{piece.start}..{piece.end}")
+    return days.done()
+
+
 def _run_dbt(
     context: AssetExecutionContext,
     dbt: DbtCliResource,
@@ -187,7 +213,8 @@ def warehouse_assets() -> AssetsDefinition:
             with raw_store_lock(home, shared=True):
                 days = incremental.window(home, rebuild_days(context.run.tags))
                 context.log.info(str(days))
-                yield from _run_dbt(context, dbt, [*BUILD_ARGS, *days.args()], target, days)
+                rest = _rebuild_in_pieces(context, home, days)
+                yield from _run_dbt(context, dbt, [*BUILD_ARGS, *rest.args()], target, rest)
             if context.selected_asset_keys >= INCREMENTAL_KEYS:
                 incremental.record(home, days)
             context.log_event(served_materialization(serve(home)))

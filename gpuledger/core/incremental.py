@@ -18,8 +18,10 @@ refresh and an incremental history give the same tables (tests/e2e/test_incremen
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -44,6 +46,9 @@ TELEMETRY_TABLES = {
 }
 STATE_TABLE = "incremental_built_batches"
 WINDOW_VARIABLE = "GPULEDGER_REBUILD_WINDOW"
+CHUNK_VARIABLE = "GPULEDGER_REBUILD_CHUNK_ROWS"
+# telemetry rows a rebuild takes in one dbt run: about two days of a 4,096-GPU fleet at 60 s
+CHUNK_ROWS = 40_000_000
 # the first day of the daily partitions (orchestration.partitions.FIRST_DAY): the one day a
 # build with nothing new to rebuild names (no evidence is that old, so it is an empty batch)
 EMPTY_DAY = dt.date(2020, 1, 1)
@@ -81,6 +86,11 @@ class Window:
     def environment(self) -> dict[str, str]:
         """The variable the incremental models read their days from."""
         return {WINDOW_VARIABLE: f"{self.start.isoformat()}/{self.end.isoformat()}"}
+
+    def done(self) -> Window:
+        """This window once its days were rebuilt (in pieces): the build itself names none."""
+        empty = EMPTY_DAY + dt.timedelta(days=1)
+        return dataclasses.replace(self, start=EMPTY_DAY, end=empty, full_refresh=False)
 
     @property
     def days(self) -> int:
@@ -161,6 +171,48 @@ def _days(home: Path, batches: Iterable[str]) -> list[dt.date]:
         if span is not None:
             days += [(span[0] - HALO).date(), (span[1] + HALO).date()]
     return days
+
+
+def _day_points(home: Path, batches: Iterable[str]) -> dict[dt.date, float]:
+    """The telemetry rows the batches hold per day (a batch's rows spread evenly over the
+    days it spans)."""
+    found: dict[dt.date, float] = {}
+    for batch in batches:
+        span = batch_span(home, batch)
+        if span is None:
+            continue
+        rows = sum(
+            pq.ParquetFile(path).metadata.num_rows
+            for table in TELEMETRY_TABLES
+            if (path := raw_dir(home) / table / f"{batch}.parquet").exists()
+        )
+        first, last = span[0].date(), span[1].date()
+        days = (last - first).days + 1
+        for n in range(days):
+            day = first + dt.timedelta(days=n)
+            found[day] = found.get(day, 0.0) + rows / days
+    return found
+
+
+def chunks(home: Path, days: Window, limit: int | None = None) -> list[Window]:
+    """`days` cut into runs of consecutive days of at most `limit` telemetry rows each
+    (GPULEDGER_REBUILD_CHUNK_ROWS, default CHUNK_ROWS), at least a day each: what a large
+    window (a fleet month built the first time) is rebuilt in, one dbt run each, so a
+    build's memory stays bounded. One piece, `days` itself, when it fits."""
+    limit = limit or int(os.environ.get(CHUNK_VARIABLE, "") or CHUNK_ROWS)
+    per_day = _day_points(home, days.batches)
+    pieces: list[Window] = []
+    start, rows = days.start, 0.0
+    day = days.start
+    while day < days.end:
+        here = per_day.get(day, 0.0)
+        if day > start and rows + here > limit:
+            pieces.append(dataclasses.replace(days, start=start, end=day))
+            start, rows = day, 0.0
+        rows += here
+        day += dt.timedelta(days=1)
+    pieces.append(dataclasses.replace(days, start=start, end=days.end))
+    return pieces
 
 
 def full_window(home: Path) -> Window:

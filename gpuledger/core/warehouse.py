@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,11 +116,15 @@ def dbt_executable() -> str:
     return shutil.which("dbt") or "dbt"
 
 
-def run_dbt(home: Path, args: Sequence[str]) -> BuildSummary:
+def run_dbt(
+    home: Path, args: Sequence[str], environment: Mapping[str, str] | None = None
+) -> BuildSummary:
     """Run one dbt command against `home` in a subprocess (dbt holds the DuckDB file open
-    for its whole process); raise BuildError naming each failing node on failure."""
+    for its whole process), with `environment` added to its variables; raise BuildError
+    naming each failing node on failure."""
     target = dbt_target(home)
     env = {**os.environ, "GPULEDGER_HOME": str(home), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    env.update(environment or {})
     command = [
         dbt_executable(),
         *args,

@@ -5,15 +5,17 @@ query_range JSON at 60 s) lands 2026-10-01..03 and is built; then 2026-10-04 lan
 late re-export of 2026-10-03 (extracted later, every GR_ENGINE_ACTIVE value halved), and the
 next build rebuilds only 2026-10-02..05 (the new days, a day out either side), leaving
 2026-10-01 as the first build wrote it. A copy of the home with its incremental state dropped
-is then built whole (a full refresh). Every mart and both incremental tables must be the same
-rows in both warehouses (EXCEPT ALL, both ways), and the late version of 2026-10-03 must be
-the one the tables hold.
+is then built whole (a full refresh), a few days per dbt run as a fleet month's first build
+is (incremental.chunks, with a small chunk size). Every mart and both incremental tables
+must be the same rows in both warehouses (EXCEPT ALL, both ways), and the late version of
+2026-10-03 must be the one the tables hold.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -28,6 +30,9 @@ from gpuledger.core import incremental
 from tests.conftest import run_cli
 
 DAYS = [dt.datetime(2026, 10, day) for day in (1, 2, 3, 4)]  # UTC, as the benchmark writes them
+# rows of telemetry per rebuild run of the full refresh: about 1.5 of the fleet's days, so
+# the full refresh is rebuilt in pieces (incremental.chunks)
+CHUNK_ROWS = 60_000
 INCREMENTAL_TABLES = [f"{schema}.{name}" for schema, name, _ in incremental.INCREMENTAL_MODELS]
 
 
@@ -129,7 +134,12 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     with duckdb.connect(str(full / "warehouse.duckdb")) as con:
         con.execute(f"drop table main.{incremental.STATE_TABLE}")
     full_window = incremental.window(full)
-    built = run_cli(full, policy, "build")
+    pieces = incremental.chunks(full, full_window, limit=CHUNK_ROWS)
+    os.environ[incremental.CHUNK_VARIABLE] = str(CHUNK_ROWS)
+    try:
+        built = run_cli(full, policy, "build")
+    finally:
+        del os.environ[incremental.CHUNK_VARIABLE]
     assert built.exit_code == 0, built.stdout + built.stderr
     return {
         "home": home,
@@ -137,6 +147,7 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "after_first": after_first,
         "second": second_window,
         "full_window": full_window,
+        "pieces": pieces,
     }
 
 
@@ -149,6 +160,11 @@ def test_a_daily_build_rebuilds_only_the_days_its_batches_touch(histories: dict)
     assert (second.start, second.end) == (dt.date(2026, 10, 2), dt.date(2026, 10, 6))
     assert len(second.batches) >= 3  # day 4's sacct and DCGM, the late re-export
     assert full.full_refresh and full.start == dt.date(2026, 9, 30)
+    pieces = histories["pieces"]
+    print("full refresh in pieces:", ", ".join(f"{p.start}..{p.end}" for p in pieces))
+    assert len(pieces) >= 3
+    assert [p.start for p in pieces[1:]] == [p.end for p in pieces[:-1]]
+    assert (pieces[0].start, pieces[-1].end) == (full.start, full.end)
 
 
 def test_incremental_history_equals_a_full_refresh(histories: dict) -> None:
