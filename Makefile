@@ -60,7 +60,7 @@ lint: $(STAMP)
 dbt-test: $(STAMP)
 	rm -rf $(TEST_HOME)/dbt
 	$(BIN)/gpuledger --home $(TEST_HOME)/dbt demo > /dev/null
-	GPULEDGER_HOME=$(TEST_HOME)/dbt $$($(BIN)/python -m gpuledger.core.incremental $(TEST_HOME)/dbt) \
+	env GPULEDGER_HOME=$(TEST_HOME)/dbt $$($(BIN)/python -m gpuledger.core.incremental $(TEST_HOME)/dbt) \
 		$(BIN)/dbt build --project-dir . --profiles-dir . \
 		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
 	GPULEDGER_HOME=$(TEST_HOME)/dbt $(BIN)/dbt docs generate --project-dir . --profiles-dir . \

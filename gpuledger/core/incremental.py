@@ -46,6 +46,7 @@ TELEMETRY_TABLES = {
 }
 STATE_TABLE = "incremental_built_batches"
 WINDOW_VARIABLE = "GPULEDGER_REBUILD_WINDOW"
+CHECKED_VARIABLE = "GPULEDGER_CHECKED_WINDOW"
 CHUNK_VARIABLE = "GPULEDGER_REBUILD_CHUNK_ROWS"
 # telemetry rows a rebuild takes in one dbt run: about two days of a 4,096-GPU fleet at 60 s
 CHUNK_ROWS = 40_000_000
@@ -78,19 +79,29 @@ class Window:
     batches: tuple[str, ...]
     full_refresh: bool
     fingerprint: str
+    # the days the data tests of the incremental models check, when not [start, end)
+    checked: tuple[dt.date, dt.date] | None = None
 
     def args(self) -> list[str]:
         """dbt's arguments: a full refresh rebuilds the incremental models whole."""
         return ["--full-refresh"] if self.full_refresh else []
 
     def environment(self) -> dict[str, str]:
-        """The variable the incremental models read their days from."""
-        return {WINDOW_VARIABLE: f"{self.start.isoformat()}/{self.end.isoformat()}"}
+        """The variables the incremental models read their days from, and their data tests
+        the days they check (macros/get_where_subquery.sql): the days rebuilt, as every
+        other day was checked when it was built."""
+        checked = self.checked or (self.start, self.end)
+        return {
+            WINDOW_VARIABLE: f"{self.start.isoformat()}/{self.end.isoformat()}",
+            CHECKED_VARIABLE: f"{checked[0].isoformat()}/{checked[1].isoformat()}",
+        }
 
     def done(self) -> Window:
         """This window once its days were rebuilt (in pieces): the build itself names none."""
         empty = EMPTY_DAY + dt.timedelta(days=1)
-        return dataclasses.replace(self, start=EMPTY_DAY, end=empty, full_refresh=False)
+        return dataclasses.replace(
+            self, start=EMPTY_DAY, end=empty, full_refresh=False, checked=(self.start, self.end)
+        )
 
     @property
     def days(self) -> int:

@@ -27,6 +27,7 @@ from benchmarks.fleet import make_fleet
 from benchmarks.formats.inventory import write_inventory
 from benchmarks.policy import write_policy
 from gpuledger.core import incremental
+from orchestration.project import prepare_manifest
 from tests.conftest import run_cli
 
 DAYS = [dt.datetime(2026, 10, day) for day in (1, 2, 3, 4)]  # UTC, as the benchmark writes them
@@ -191,3 +192,15 @@ def test_the_late_version_of_a_day_is_the_one_held(histories: dict) -> None:
         ).fetchone()
     assert late_max is not None and other_max is not None
     assert late_max <= other_max / 2 + 1e-9
+
+
+def test_every_incremental_model_of_the_project_is_registered() -> None:
+    """gpuledger.core.incremental knows every incremental model (its days are chosen and
+    recorded there): a model made incremental without it would never be rebuilt by day."""
+    manifest = json.loads(prepare_manifest().read_text())
+    found = {
+        (node["schema"], node["name"])
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["config"]["materialized"] == "incremental"
+    }
+    assert found == {(schema, name) for schema, name, _ in incremental.INCREMENTAL_MODELS}
