@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
@@ -141,8 +142,9 @@ def _column_span(path: Path, column: str) -> list[dt.datetime]:
     stats = [meta.row_group(g).column(index).statistics for g in range(meta.num_row_groups)]
     if all(s is not None and s.has_min_max for s in stats):
         return [v for s in stats for v in (s.min, s.max)]
-    values = pq.read_table(path, columns=[column]).column(column).drop_null()
-    return [values[0].as_py(), values[-1].as_py()] if len(values) else []
+    extremes = pc.min_max(pq.read_table(path, columns=[column]).column(column))
+    found = [extremes["min"].as_py(), extremes["max"].as_py()]
+    return [value for value in found if value is not None]
 
 
 def _built(home: Path, current: str) -> set[str] | None:

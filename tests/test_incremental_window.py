@@ -1,0 +1,62 @@
+"""gpuledger.core.incremental without dbt: the days a batch's telemetry touches, the window
+of the batches not built yet, and a large window cut into runs of days."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from extractors.rawstore import BATCHES_TABLE, raw_dir
+from gpuledger.core import incremental
+
+
+def _land(home: Path, batch: str, table: str, times: list[dt.datetime], stats: bool = True) -> None:
+    """A batch's manifest (its presence is what counts here) and one telemetry file."""
+    for folder, rows in ((BATCHES_TABLE, {"batch_id": [batch]}), (table, {"sampled_at": times})):
+        (raw_dir(home) / folder).mkdir(parents=True, exist_ok=True)
+        pq.write_table(
+            pa.table(rows), raw_dir(home) / folder / f"{batch}.parquet", write_statistics=stats
+        )
+
+
+def test_a_new_home_rebuilds_every_day_its_batches_touch_a_day_out_either_side(
+    tmp_path: Path,
+) -> None:
+    _land(tmp_path, "a", "prometheus_points", [dt.datetime(2026, 10, 3, 23, 59)])
+    _land(
+        tmp_path, "b", "vgpu_samples", [dt.datetime(2026, 10, 9), dt.datetime(2026, 10, 7)], False
+    )
+    days = incremental.window(tmp_path)
+    assert (days.start, days.end, days.full_refresh) == (
+        dt.date(2026, 10, 2), dt.date(2026, 10, 11), True,
+    )  # fmt: skip
+    assert sorted(days.batches) == ["a", "b"]
+    assert days.environment()[incremental.WINDOW_VARIABLE] == "2026-10-02/2026-10-11"
+    assert days.args() == ["--full-refresh"]
+
+
+def test_batches_without_telemetry_name_one_empty_day(tmp_path: Path) -> None:
+    (raw_dir(tmp_path) / BATCHES_TABLE).mkdir(parents=True)
+    pq.write_table(pa.table({"batch_id": ["s"]}), raw_dir(tmp_path) / BATCHES_TABLE / "s.parquet")
+    days = incremental.window(tmp_path, rebuild=())
+    assert (days.start, days.days) == (incremental.EMPTY_DAY, 1)
+    assert "nothing new to rebuild" in str(days)
+
+
+def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path) -> None:
+    hours = [dt.datetime(2026, 10, 1) + dt.timedelta(hours=h) for h in range(24 * 6)]
+    for number, day in enumerate(range(0, len(hours), 24)):
+        _land(tmp_path, f"d{number}", "prometheus_points", hours[day : day + 24])
+    days = incremental.window(tmp_path)
+    pieces = incremental.chunks(tmp_path, days, limit=50)
+    assert [(p.start.day, p.end.day) for p in pieces] == [(30, 3), (3, 5), (5, 8)]
+    assert incremental.chunks(tmp_path, days, limit=10_000) == [days]
+    done = days.done()
+    assert done.environment() == {
+        incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",
+        incremental.CHECKED_VARIABLE: "2026-09-30/2026-10-08",
+    }
+    assert done.args() == []
