@@ -2,13 +2,14 @@
     [start, end) the build runner names in GPULEDGER_REBUILD_WINDOW (`YYYY-MM-DD/YYYY-MM-DD`,
     gpuledger.core.incremental), widened by `before_seconds` and `after_seconds` for a model
     that reads its input with a halo (neighbouring samples, an interval that runs into the
-    next hour). `true` when the model is built whole (no table yet, --full-refresh, a unit
-    test) or no window is named (every day is rebuilt: dbt run by hand). The bounds are
-    literals, so a Parquet scan skips the row groups outside them. The variable is read only
-    when the model runs, never while dbt parses (a new window is not a project change). -#}
+    next hour). A full refresh names every day (or, rebuilt in pieces, its first piece's).
+    `true` in a unit test or when no window is named (every day is rebuilt: dbt run by
+    hand). The bounds are literals, so a Parquet scan skips the row groups outside them. The
+    variable is read only when the model runs, never while dbt parses (a new window is not a
+    project change). -#}
 {% macro rebuild_window(column, before_seconds=0, after_seconds=0) -%}
     {#- a unit test has no relation of its own (`this`): the model is built whole there -#}
-    {%- set rebuilding = execute and this is not none and is_incremental() -%}
+    {%- set rebuilding = execute and this is not none -%}
     {%- set value = env_var('GPULEDGER_REBUILD_WINDOW', '') if rebuilding else '' -%}
     {%- if value and '/' in value -%}
         {%- set parts = value.split('/') -%}

@@ -127,22 +127,23 @@ def _rebuild_in_pieces(
 ) -> incremental.Window:
     """A window too large for one run (a fleet month built the first time) is rebuilt a run
     of days at a time (incremental.chunks) before the build, which then names no day; a
-    window that fits is left to the build."""
+    window that fits is left to the build. Each model is rebuilt over every piece before the
+    next model starts: a piece of the hourly roll-up reads the samples an hour past its
+    end, which the next piece of staging holds."""
     pieces = incremental.chunks(home, days)
     if len(pieces) == 1:
         return days
     models = [name for _, name, _ in incremental.INCREMENTAL_MODELS]
-    with progress.task("rebuild telemetry", total=len(pieces), unit="runs"):
-        for number, piece in enumerate(pieces):
-            context.log.info(
-                f"rebuilding {piece.start} to {piece.end} ({number + 1}/{len(pieces)})"
-            )
+    runs = [(model, number, piece) for model in models for number, piece in enumerate(pieces)]
+    with progress.task("rebuild telemetry", total=len(runs), unit="runs"):
+        for model, number, piece in runs:
+            context.log.info(f"rebuilding {model}: {piece} ({number + 1} of {len(pieces)})")
             whole = ["--full-refresh"] if piece.full_refresh and number == 0 else []
             try:
-                run_dbt(home, ["run", "--select", *models, *whole], piece.environment())
+                run_dbt(home, ["run", "--select", model, *whole], piece.environment())
             except BuildError as exc:
                 raise refusal(FAILED, str(exc)) from None
-            progress.advance(done=1, note=f"{piece.start}..{piece.end}")
+            progress.advance(done=1, note=f"{model} {piece.start}..{piece.end}")
     return days.done()
 
 
