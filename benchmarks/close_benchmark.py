@@ -63,8 +63,9 @@ def next_month(month: dt.datetime) -> dt.datetime:
 class Bench:
     """The run's home, policy and CLI, and every step measured so far."""
 
-    def __init__(self, workdir: Path, policy: Path) -> None:
+    def __init__(self, workdir: Path, policy: Path, discard_files: bool = False) -> None:
         self.workdir = workdir
+        self.discard_files = discard_files
         self.home = workdir / "home"
         self.policy = policy
         self.cli = [str(Path(sys.executable).with_name("gpuledger")), "--home", str(self.home)]
@@ -96,13 +97,18 @@ class Bench:
 
     def ingest_days(self, files: Files, read_at: dt.datetime) -> list[Step]:
         """Each source's files of the days, in the order a deployment lands them. The pod
-        watch is dated by its events; the others are read at `read_at`."""
+        watch is dated by its events; the others are read at `read_at`. With --discard-files
+        the files are deleted once landed (a fleet month's JSON is about 14 GB)."""
         order = ("slurm", "kubernetes", "prometheus", "requests")
-        return [
+        steps = [
             self.ingest(source, files.paths[source], None if source == "kubernetes" else read_at)
             for source in order
             if source in files.paths
         ]
+        if self.discard_files:
+            for path in (p for paths in files.paths.values() for p in paths):
+                path.unlink()
+        return steps
 
     def command(self, name: str, *args: str) -> Step:
         """A `gpuledger` command; its last line (the close's outcome) is shown."""
@@ -139,7 +145,8 @@ def run(args: argparse.Namespace) -> Result:
     expected = ["slurm", "prometheus"]
     if fleet.kubernetes_nodes:
         expected += ["requests", "kubernetes"] if whole_months else ["requests"]
-    bench = Bench(args.workdir, write_policy(args.workdir / "policy", args.gpus, expected))
+    policy = write_policy(args.workdir / "policy", args.gpus, expected)
+    bench = Bench(args.workdir, policy, args.discard_files)
     files_dir = args.workdir / "files"
     files_dir.mkdir(parents=True)
     startup = bench.record(
@@ -192,6 +199,8 @@ def main() -> int:
                         "(default 8 per GPU a day)")  # fmt: skip
     parser.add_argument("--months", type=int, choices=(1, 2), default=1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--discard-files", action="store_true",
+                        help="delete each batch of generated files once landed")  # fmt: skip
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/gpuledger-bench"))
     parser.add_argument("--results", type=Path, default=Path(__file__).with_name("results.md"))
     args = parser.parse_args()
