@@ -138,9 +138,15 @@ def _rebuild_in_pieces(
     with progress.task("rebuild telemetry", total=len(runs), unit="runs"):
         for model, number, piece in runs:
             context.log.info(f"rebuilding {model}: {piece} ({number + 1} of {len(pieces)})")
+            # the first piece builds the model's parents too (a new warehouse has none),
+            # never another incremental model (it would be rebuilt with this piece's days)
+            others = [other for other in models if other != model]
+            select = ["--select", model]
+            if number == 0:
+                select = ["--select", f"+{model}", "--exclude", *others]
             whole = ["--full-refresh"] if piece.full_refresh and number == 0 else []
             try:
-                run_dbt(home, ["run", "--select", model, *whole], piece.environment())
+                run_dbt(home, ["run", *select, *whole], piece.environment())
             except BuildError as exc:
                 raise refusal(FAILED, str(exc)) from None
             progress.advance(done=1, note=f"{model} {piece.start}..{piece.end}")

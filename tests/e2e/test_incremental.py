@@ -4,8 +4,8 @@ A fleet of 8 GPUs (the benchmark's generator: sacct with steps and dcgm-exporter
 query_range JSON at 60 s) lands 2026-10-01..03 and is built; then 2026-10-04 lands with a
 late re-export of 2026-10-03 (extracted later, every GR_ENGINE_ACTIVE value halved), and the
 next build rebuilds only 2026-10-02..05 (the new days, a day out either side), leaving
-2026-10-01 as the first build wrote it. A copy of the home with its incremental state dropped
-is then built whole (a full refresh), a few days per dbt run as a fleet month's first build
+2026-10-01 as the first build wrote it. A copy of the home without its warehouse is then
+built whole (a full refresh), a few days per dbt run as a fleet month's first build
 is (incremental.chunks, with a small chunk size). Every mart and both incremental tables
 must be the same rows in both warehouses (EXCEPT ALL, both ways), and the late version of
 2026-10-03 must be the one the tables hold.
@@ -132,8 +132,8 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 
     full = root / "full"
     shutil.copytree(home, full)
-    with duckdb.connect(str(full / "warehouse.duckdb")) as con:
-        con.execute(f"drop table main.{incremental.STATE_TABLE}")
+    for path in full.glob("warehouse.duckdb*"):  # a new warehouse over the same batches
+        path.unlink()
     full_window = incremental.window(full)
     pieces = incremental.chunks(full, full_window, limit=CHUNK_ROWS)
     os.environ[incremental.CHUNK_VARIABLE] = str(CHUNK_ROWS)
