@@ -126,16 +126,25 @@ def manifested_batches(home: Path) -> list[str]:
 def batch_span(home: Path, batch_id: str) -> tuple[dt.datetime, dt.datetime] | None:
     """The earliest and latest event time in the batch's telemetry files (Parquet row-group
     statistics, else the column itself), None when it landed no telemetry."""
-    found: list[dt.datetime] = []
+    found = _telemetry(home, batch_id)
+    return (found[0], found[1]) if found else None
+
+
+def _telemetry(home: Path, batch_id: str) -> tuple[dt.datetime, dt.datetime, int] | None:
+    """The batch's first and last telemetry event time and its telemetry rows, each file's
+    metadata read once."""
+    times: list[dt.datetime] = []
+    rows = 0
     for table, column in TELEMETRY_TABLES.items():
         path = raw_dir(home) / table / f"{batch_id}.parquet"
         if path.exists():
-            found += _column_span(path, column)
-    return (min(found), max(found)) if found else None
+            meta = pq.ParquetFile(path).metadata
+            rows += meta.num_rows
+            times += _column_span(path, meta, column)
+    return (min(times), max(times), rows) if times else None
 
 
-def _column_span(path: Path, column: str) -> list[dt.datetime]:
-    meta = pq.ParquetFile(path).metadata
+def _column_span(path: Path, meta: pq.FileMetaData, column: str) -> list[dt.datetime]:
     if meta.num_rows == 0:
         return []
     index = meta.schema.to_arrow_schema().get_field_index(column)
@@ -191,15 +200,10 @@ def _day_points(home: Path, batches: Iterable[str]) -> dict[dt.date, float]:
     days it spans)."""
     found: dict[dt.date, float] = {}
     for batch in batches:
-        span = batch_span(home, batch)
-        if span is None:
+        telemetry = _telemetry(home, batch)
+        if telemetry is None:
             continue
-        rows = sum(
-            pq.ParquetFile(path).metadata.num_rows
-            for table in TELEMETRY_TABLES
-            if (path := raw_dir(home) / table / f"{batch}.parquet").exists()
-        )
-        first, last = span[0].date(), span[1].date()
+        first, last, rows = telemetry[0].date(), telemetry[1].date(), telemetry[2]
         days = (last - first).days + 1
         for n in range(days):
             day = first + dt.timedelta(days=n)
