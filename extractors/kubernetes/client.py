@@ -1,9 +1,6 @@
-"""Kubernetes evidence into the landing zone: from files, or live from the API server.
-
-File mode lands a `kubectl get ... -o json` List or a watch event stream as one batch.
-Live mode (`extractors.kubernetes.live`) lists and watches the API through the official
-`kubernetes` client configured here (from a kubeconfig, or an explicit server URL), one
-`Watcher` thread per resource.
+"""The official `kubernetes` client, configured from a kubeconfig or an explicit server URL,
+and the `Watcher` thread per resource that live mode (`extractors.kubernetes.live`) runs.
+File mode (`extractors.kubernetes.files`) never imports it (~0.8 s of every start-up).
 """
 
 from __future__ import annotations
@@ -28,34 +25,10 @@ from kubernetes.watch import Watch
 from urllib3.exceptions import HTTPError
 from urllib3.response import HTTPResponse
 
-from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
-from extractors.kubernetes.parse import ParseOptions, parse_document
-from extractors.kubernetes.records import RAW_TABLES
-from extractors.landing import LandingReport
+from extractors.kubernetes.files import KubernetesLiveError
 
-SOURCE = "kubernetes"
 GONE = 410
 RETRIES = 3  # consecutive failures of one resource (connection, stream) before giving up
-
-
-class KubernetesLiveError(SourceFileError):
-    """The API server cannot be reached or refuses a request (the message names it)."""
-
-
-def ingest_file(
-    home: Path, path: Path, options: ParseOptions, read: ReadOptions = DEFAULT_READ
-) -> LandingReport:
-    """Land a List or watch-event file. A List is dated by `read.extracted_at` (it carries
-    no time; without one it is refused); watch events by it, else each by its own time."""
-    return land_file(
-        home,
-        path,
-        source=SOURCE,
-        parse=lambda text: parse_document(text, options, read.extracted_at),
-        row_types=RAW_TABLES,
-        options=options.fingerprint(),
-        read=read,
-    )
 
 
 @dataclass(frozen=True)

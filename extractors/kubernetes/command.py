@@ -7,14 +7,13 @@ from pathlib import Path
 
 from extractors.commands import land_each
 from extractors.filebatch import add_read_arguments, read_flags_given, read_options
-from extractors.kubernetes.client import KubernetesLiveError, connect, ingest_file
 from extractors.kubernetes.fields import (
     DEFAULT_PROJECT_LABEL,
     DEFAULT_REPLICAS_ANNOTATION,
     DEFAULT_TENANT_LABEL,
     ParseOptions,
 )
-from extractors.kubernetes.live import LiveOptions, run_live
+from extractors.kubernetes.files import KubernetesLiveError, LiveOptions, ingest_file
 from extractors.landing import LandingReport
 
 HELP = "Kubernetes pods, namespaces, quotas, nodes: kubectl -o json files or live list + watch"
@@ -130,6 +129,10 @@ def ingest(home: Path, args: argparse.Namespace) -> list[LandingReport]:
     given = read_flags_given(args)
     if given:
         raise KubernetesLiveError(f"{', '.join(given)}: only with --file")
+    # the kubernetes client (~0.8 s to import) only for a live run
+    from extractors.kubernetes.client import connect
+    from extractors.kubernetes.live import run_live
+
     connection = connect(server=args.server, kubeconfig=args.kubeconfig, context=args.context)
     options = _parse_options(args, args.cluster or connection.default_cluster)
     live = LiveOptions(

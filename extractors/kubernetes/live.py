@@ -25,17 +25,16 @@ from kubernetes import client as k8s_client
 
 from extractors.kubernetes.client import (
     RESOURCES,
-    SOURCE,
     Connection,
     Failed,
     Item,
-    KubernetesLiveError,
     Listed,
     Watched,
     Watcher,
     now,
     state_name,
 )
+from extractors.kubernetes.files import SOURCE, KubernetesLiveError, LiveOptions
 from extractors.kubernetes.parse import Observation, ParseOptions, parse_observations
 from extractors.kubernetes.records import LIST_SNAPSHOTS_TABLE, RAW_TABLES, ListSnapshot
 from extractors.landing import LandingReport, land
@@ -49,16 +48,6 @@ RESOURCE_VERSIONS = Cursor(
     encode=lambda versions: dict(sorted(versions.items())),
     what="watch state",
 )
-
-
-@dataclass(frozen=True)
-class LiveOptions:
-    batch_events: int = 500
-    batch_seconds: float = 30.0
-    max_events: int | None = None  # stop after this many watch events (lists do not count)
-    timeout_seconds: float | None = None  # stop after this long
-    watch_seconds: int = 300  # the server-side timeout of one watch request
-    page_size: int = 500  # list page size (limit/continue)
 
 
 def watch_state(home: Path, cluster: str, server: str) -> Stream[dict[str, str]]:

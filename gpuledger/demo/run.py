@@ -15,7 +15,7 @@ from pathlib import Path
 
 from extractors.filebatch import ReadOptions
 from extractors.inventory.client import ingest_file as ingest_inventory
-from extractors.kubernetes.client import ingest_file as ingest_kubernetes
+from extractors.kubernetes.files import ingest_file as ingest_kubernetes
 from extractors.kubernetes.parse import ParseOptions
 from extractors.landing import LandingReport
 from extractors.nvml.client import ingest_file as ingest_nvml
