@@ -47,6 +47,7 @@ from gpuledger.core.warehouse import (
     WarehouseLocked,
     await_warehouse,
     build_error,
+    dbt_environment,
     dbt_target,
     prepare,
     run_dbt,
@@ -100,7 +101,7 @@ class LayerTranslator(DagsterDbtTranslator):
 @contextmanager
 def _dbt_environment(variables: Mapping[str, str]) -> Iterator[None]:
     """dagster-dbt hands dbt a copy of os.environ: profiles.yml reads GPULEDGER_HOME, the
-    incremental models GPULEDGER_REBUILD_WINDOW."""
+    incremental models GPULEDGER_REBUILD_WINDOW, dbt its file log level."""
     before = {name: os.environ.get(name) for name in variables}
     os.environ.update(variables)
     try:
@@ -162,7 +163,7 @@ def _run_dbt(
 ) -> Iterator[Any]:
     """dbt build's events, with progress per node; dbt has stopped when this returns."""
     home = context.resources.gpuledger.home_path()
-    with _dbt_environment({"GPULEDGER_HOME": str(home), **days.environment()}):
+    with _dbt_environment({**dbt_environment(home), **days.environment()}):
         invocation = dbt.cli(args, context=context, target_path=target, raise_on_error=False)
     nodes = len(context.selected_asset_keys) + len(context.selected_asset_check_keys)
     try:
