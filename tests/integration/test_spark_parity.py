@@ -1,11 +1,11 @@
 """The same dbt project on Spark (README "The same models on Spark").
 
-The demo month is generated, landed and closed on DuckDB; then `dbt build --target spark` runs
-every model, contract, data test and unit test in a local in-process Spark session
-(pyspark, `local[2]`) over the same landed Parquet batches and policy snapshot. The Spark
-marts (Parquet tables in the Spark warehouse folder) must equal DuckDB's: every charge to the
-cent, every count exactly, GPU-hours to 1e-5 (each published row is rounded to 1e-6 from
-doubles, so a sum of rows may differ in its last digit).
+The demo month is generated, landed and closed on DuckDB (the session's demo home); then
+`dbt build --target spark` runs every model, contract, data test and unit test in a local
+in-process Spark session (pyspark, `local[2]`) over the same landed Parquet batches and policy
+snapshot. The Spark marts (Parquet tables in the Spark warehouse folder) must equal DuckDB's:
+every charge to the cent, every count exactly, GPU-hours to 1e-5 (each published row is
+rounded to 1e-6 from doubles, so a sum of rows may differ in its last digit).
 
 Java comes from scripts/spark/install.sh (Debian openjdk-17-jre-headless, as root).
 """
@@ -22,8 +22,6 @@ import duckdb
 import pytest
 
 from gpuledger.core import incremental
-from gpuledger.core.home import DEMO_POLICY_DIR
-from gpuledger.demo import run_demo
 
 REPO = Path(__file__).resolve().parents[2]
 REBUILT_DAYS = "2026-10-12/2026-10-14"
@@ -125,11 +123,10 @@ def _spark_dbt(home: Path, *args: str, window: str = "") -> str:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, java: None) -> tuple[Path, str]:
-    home = tmp_path_factory.mktemp("spark") / "home"
-    home.mkdir()
-    printed: list[str] = []
-    assert run_demo(home, DEMO_POLICY_DIR, "2026-10", 7, out=printed.append) == 0
+def built(demo_home: tuple[Path, str], java: None) -> tuple[Path, str]:
+    """The session's demo home (tests/conftest.py), built on Spark in its `spark/` folder;
+    the DuckDB warehouse beside it is only read."""
+    home, _ = demo_home
     (home / "spark").mkdir()
     return home, _spark_dbt(home, "build")
 
