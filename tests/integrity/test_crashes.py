@@ -15,7 +15,15 @@ import pytest
 from extractors.crashpoints import VARIABLE
 from extractors.rawstore import batch_files
 from gpuledger.core.ledger import current_close, lines_hash, published_lines
-from tests.conftest import REPO, Job, sacct_run_after, write_inventory, write_policy, write_sacct
+from tests.conftest import (
+    REPO,
+    Job,
+    run_cli,
+    sacct_run_after,
+    write_inventory,
+    write_policy,
+    write_sacct,
+)
 from tests.orchestration.conftest import APRIL, MAPPED_POLICY
 
 RUN_AFTER = sacct_run_after("2026-04")  # sacct run on 3 May covers April
@@ -26,10 +34,17 @@ JOBS = [
 ]
 
 
-def gpuledger(home: Path, policy: Path, *args: str, crash_at: str | None = None):
+def gpuledger(
+    home: Path, policy: Path, *args: str, crash_at: str | None = None
+) -> subprocess.CompletedProcess:
+    """The CLI killed with -9 at `crash_at`, in a process of its own; without one, the next
+    command, run in this process (as tests.conftest.run_cli: the same code on the same files,
+    without the ~5 s of a fresh interpreter's imports)."""
+    if crash_at is None:
+        ran = run_cli(home, policy, *args)
+        return subprocess.CompletedProcess(args, ran.exit_code, ran.stdout, ran.stderr)
     env = {k: v for k, v in os.environ.items() if k != VARIABLE}
-    if crash_at:
-        env[VARIABLE] = crash_at
+    env[VARIABLE] = crash_at
     return subprocess.run(
         [
             sys.executable,
