@@ -67,10 +67,11 @@ dbt-test: $(STAMP)
 		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
 
 # two workers (pytest-xdist), a test file each at a time, in the order tests/conftest.py gives
-# (the longest files first); PYTEST_WORKERS=0 runs in one process
+# (the longest files first); PYTEST_WORKERS=0 runs in one process. The 30 slowest setups and
+# tests are listed at the end, so every CI log says where its time went.
 PYTEST_WORKERS ?= 2
 pytest: $(STAMP) $(FOCUS_STAMP) $(SUPERSET_STAMP)
-	$(BIN)/pytest -q $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
+	$(BIN)/pytest -q --durations=30 $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 clean:
 	rm -rf $(VENV) $(FOCUS_VENV) $(SUPERSET_VENV) .gpuledger .gpuledger-demo $(TEST_HOME) target logs
