@@ -31,6 +31,7 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get -o DPkg::Lock::Timeout=600 update -qq
-apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >/dev/null
+# apt-get without fd 9: a service a package's postinst starts must not inherit the lock
+apt-get -o DPkg::Lock::Timeout=600 update -qq 9>&-
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >/dev/null 9>&-
 echo "${commands[0]} installed: $(version)"

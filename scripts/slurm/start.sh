@@ -86,6 +86,9 @@ if ((${#missing[@]})); then
             die "apt-get install ${missing[*]} failed; see /tmp/slurm-apt.log"
     fi
     phase "apt-get install (${#missing[@]} pkgs)"
+    # release the lock before any daemon starts: a daemon started below would inherit fd 9
+    # and hold the lock for its life, so the next apt_ensure.sh would wait 20 min and fail
+    exec 9>&-
 fi
 
 # --- directories, fake GPUs, test users -----------------------------------------------------

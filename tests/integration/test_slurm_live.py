@@ -55,12 +55,28 @@ def _script(name: str) -> float:
     return time.monotonic() - began
 
 
+def _apt_lock_holders() -> list[str]:
+    """The processes with the apt lock of scripts/apt_ensure.sh open: none once start.sh has
+    returned, though the daemons it started (munged, slurmctld, ...) live on."""
+    lock = os.environ.get("APT_LOCK", "/tmp/gpuledger-apt.lock")
+    holders = []
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            if any(os.readlink(fd) == lock for fd in fd_dir.iterdir()):
+                holders.append((fd_dir.parent / "comm").read_text().strip())
+        except OSError:  # the process ended, or is not ours to read
+            continue
+    return holders
+
+
 @pytest.fixture(scope="session")
 def slurm_cluster() -> Iterator[None]:
     reason = _skip_reason()
     if reason is not None:
         pytest.skip(reason)
     print(f"\nslurm timing: setup {_script('start.sh'):.1f} s")
+    holders = _apt_lock_holders()
+    assert not holders, f"daemons hold the apt lock, the next apt_ensure.sh would wait: {holders}"
     yield
     print(f"\nslurm timing: stop {_script('stop.sh'):.1f} s")
 
