@@ -96,6 +96,7 @@ def _spark_dbt(home: Path, *args: str, window: str = "") -> str:
     """dbt against the Spark target of `home`; its output. `window`: the days the
     incremental models rebuild (GPULEDGER_REBUILD_WINDOW), all when empty."""
     env = {**os.environ, "GPULEDGER_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1"}
+    env.setdefault("DBT_LOG_LEVEL_FILE", "info")  # as a build runs it (core.warehouse)
     env[incremental.WINDOW_VARIABLE] = window
     result = subprocess.run(
         [
