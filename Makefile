@@ -9,7 +9,7 @@ TEST_HOME ?= $(CURDIR)/.gpuledger-test
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
+	scripts/venv_install.sh $(VENV) -c requirements.lock -e '.[dev]'
 	touch $(STAMP)
 
 # The FinOps Foundation's FOCUS validator in its own environment (numpy<2, pandas<3), built
@@ -20,7 +20,7 @@ FOCUS_STAMP := $(FOCUS_VENV)/.installed
 $(FOCUS_STAMP): requirements-focus.lock
 	rm -rf $(FOCUS_VENV)
 	$(PYTHON) -m venv $(FOCUS_VENV)
-	$(FOCUS_VENV)/bin/pip install --quiet --disable-pip-version-check -c requirements-focus.lock \
+	scripts/venv_install.sh $(FOCUS_VENV) -c requirements-focus.lock \
 		'focus-validator==1.0.0' 'multimethod<1.11'
 	touch $(FOCUS_STAMP)
 

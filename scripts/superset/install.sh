@@ -9,8 +9,7 @@ venv="$(realpath -m "${SUPERSET_VENV:-$here/../../.venv-superset}")"
 started=$SECONDS
 rm -rf "$venv"
 "${PYTHON:-python3}" -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check \
-    -r "$here/requirements.txt" -c "$here/constraints.txt"
+"$here/../venv_install.sh" "$venv" -r "$here/requirements.txt" -c "$here/constraints.txt"
 export SUPERSET_CONFIG_PATH="$here/superset_config.py"
 export GPULEDGER_SUPERSET_DB="$venv/metadata-template.db"
 export SUPERSET_HOME="$venv/superset-home"
@@ -21,4 +20,4 @@ superset="$venv/bin/superset"
         --lastname Ledger --email admin@localhost
     "$superset" init
 } >"$venv/install.log" 2>&1 || { tail -40 "$venv/install.log"; exit 1; }
-echo "superset $("$venv/bin/pip" show apache-superset | sed -n 's/^Version: //p') installed in $venv in $((SECONDS - started)) s"
+echo "superset $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("apache-superset"))') installed in $venv in $((SECONDS - started)) s"
