@@ -41,19 +41,25 @@ POLICY_HEADERS = {
 
 H100 = "NVIDIA H100 80GB HBM3"
 
-# `make pytest` runs the files on two workers (pytest-xdist, --dist loadfile: a file's tests,
-# and its module fixtures, stay on one worker). The files that take minutes go first, longest
-# first, so that neither worker is left with one of them at the end while the other idles.
+# `make pytest` runs the files on three workers (pytest-xdist, --dist loadfile: a file's tests,
+# and its module fixtures, stay on one worker; on two cores a third worker fills the time the
+# others wait on servers, browsers and subprocesses). The files that take minutes go first,
+# longest first (as measured in a whole run with --durations=0), so that no worker is left with
+# one of them at the end while the others idle.
 LONG_FILES = (
     "tests/integration/test_spark_parity.py",
-    "tests/orchestration/test_ui_e2e.py",
-    "tests/e2e/test_bi_superset.py",
     "tests/integrity/test_crashes.py",
-    "tests/benchmarks/test_bench_smoke.py",
-    "tests/integration/test_slurm_live.py",
     "tests/orchestration/test_close_job.py",
-    "tests/e2e/test_site.py",
+    "tests/orchestration/test_ui_e2e.py",
+    "tests/e2e/test_close.py",
+    "tests/benchmarks/test_bench_smoke.py",
+    "tests/e2e/test_bi_superset.py",
+    "tests/e2e/test_incremental.py",
     "tests/e2e/test_serving.py",
+    "tests/e2e/test_focus_export.py",
+    "tests/e2e/test_worked_examples.py",
+    "tests/integration/test_slurm_live.py",
+    "tests/integrity/test_thin_periods.py",
 )
 
 
