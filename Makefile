@@ -68,10 +68,10 @@ dbt-test: $(STAMP)
 	GPULEDGER_HOME=$(TEST_HOME)/dbt $(BIN)/dbt docs generate --project-dir . --profiles-dir . \
 		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
 
-# three workers (pytest-xdist), a test file each at a time, in the order tests/conftest.py gives
+# two workers (pytest-xdist), a test file each at a time, in the order tests/conftest.py gives
 # (the longest files first); PYTEST_WORKERS=0 runs in one process. The 30 slowest setups and
 # tests are listed at the end, so every CI log says where its time went.
-PYTEST_WORKERS ?= 3
+PYTEST_WORKERS ?= 2
 pytest: $(STAMP) $(FOCUS_STAMP) $(SUPERSET_STAMP)
 	$(BIN)/pytest -q --durations=30 $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 

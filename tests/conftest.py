@@ -41,11 +41,11 @@ POLICY_HEADERS = {
 
 H100 = "NVIDIA H100 80GB HBM3"
 
-# `make pytest` runs the files on three workers (pytest-xdist, --dist loadfile: a file's tests,
-# and its module fixtures, stay on one worker; on two cores a third worker fills the time the
-# others wait on servers, browsers and subprocesses). The files that take minutes go first,
-# longest first (as measured in a whole run with --durations=0), so that no worker is left with
-# one of them at the end while the others idle.
+# `make pytest` runs the files on two workers (pytest-xdist, --dist loadfile: a file's tests,
+# and its module fixtures, stay on one worker; a third worker on two cores made every test
+# about 1.5x slower and the run longer). The files that take minutes go first, longest first
+# (as measured in a whole run with --durations=0), so that no worker is left with one of them
+# at the end while the other idles.
 LONG_FILES = (
     "tests/integration/test_spark_parity.py",
     "tests/integrity/test_crashes.py",
