@@ -8,46 +8,13 @@ A copy, so that the session's demo home stays as its close left it for the other
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from gpuledger.core import incremental
-
-REPO = Path(__file__).resolve().parents[2]
-DBT = Path(sys.executable).with_name("dbt")
-
-
-def _dbt(home: Path, *args: str) -> str:
-    """dbt (DuckDB target) over `home`, as `make dbt-test` runs it; its output."""
-    env = {**os.environ, "GPULEDGER_HOME": str(home), "DBT_LOG_LEVEL_FILE": "info"}
-    env.update(incremental.window(home).environment())
-    result = subprocess.run(
-        [
-            str(DBT),
-            *args,
-            "--project-dir",
-            str(REPO),
-            "--profiles-dir",
-            str(REPO),
-            "--target-path",
-            str(home / "dbt" / "target"),
-            "--log-path",
-            str(home / "dbt" / "logs"),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
-    )
-    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
-    return result.stdout + result.stderr
+from gpuledger.core.warehouse import dbt_target, run_dbt
 
 
 @pytest.fixture(scope="module")
@@ -59,22 +26,22 @@ def home(demo_home: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) 
 
 
 def test_every_unit_test_passes(home: Path) -> None:
-    output = _dbt(home, "test", "--select", "test_type:unit")
-    done = re.search(r"Done\. PASS=(\d+) WARN=(\d+) ERROR=(\d+) SKIP=(\d+)", output)
-    assert done, output[-5000:]
-    passed, warned, errors, skipped = map(int, done.groups())
-    print(f"\ndbt test --select test_type:unit: PASS={passed} WARN={warned} ERROR={errors}")
-    manifest = json.loads((home / "dbt" / "target" / "manifest.json").read_text())
-    unit_tests = len(manifest["unit_tests"])
-    # PASS counts the project's on-run-start and on-run-end hooks too
-    passed_units = set(re.findall(r"\d+ of \d+ PASS (\S+::\S+)", output))
-    assert len(passed_units) == unit_tests > 100, output[-5000:]
-    assert passed >= unit_tests and (warned, errors, skipped) == (0, 0, 0), output[-5000:]
+    summary = run_dbt(
+        home, ["test", "--select", "test_type:unit"], incremental.window(home).environment()
+    )
+    print(f"\ndbt test --select test_type:unit: {summary}")
+    target = dbt_target(home)
+    manifest = json.loads((target / "manifest.json").read_text())
+    results = json.loads((target / "run_results.json").read_text())["results"]
+    # the results count the project's on-run-start and on-run-end hooks too
+    passed_units = {r["unique_id"] for r in results if r["status"] == "pass"}
+    assert passed_units == set(manifest["unit_tests"]) and len(passed_units) > 100
+    assert (summary.warned, summary.failed, summary.skipped) == (0, 0, 0), summary
 
 
 def test_docs_generate_every_model_metric_and_exposure(home: Path) -> None:
-    _dbt(home, "docs", "generate")
-    target = home / "dbt" / "target"
+    run_dbt(home, ["docs", "generate"])
+    target = dbt_target(home)
     manifest = json.loads((target / "manifest.json").read_text())
     catalog = json.loads((target / "catalog.json").read_text())
     built = {

@@ -22,6 +22,7 @@ import duckdb
 import pytest
 
 from gpuledger.core import incremental
+from gpuledger.core.warehouse import dbt_environment
 
 REPO = Path(__file__).resolve().parents[2]
 REBUILT_DAYS = "2026-10-12/2026-10-14"
@@ -95,8 +96,7 @@ def java() -> None:
 def _spark_dbt(home: Path, *args: str, window: str = "") -> str:
     """dbt against the Spark target of `home`; its output. `window`: the days the
     incremental models rebuild (GPULEDGER_REBUILD_WINDOW), all when empty."""
-    env = {**os.environ, "GPULEDGER_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1"}
-    env.setdefault("DBT_LOG_LEVEL_FILE", "info")  # as a build runs it (core.warehouse)
+    env = {**os.environ, **dbt_environment(home), "SPARK_LOCAL_IP": "127.0.0.1"}
     env[incremental.WINDOW_VARIABLE] = window
     result = subprocess.run(
         [
