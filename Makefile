@@ -51,11 +51,14 @@ test:
 
 test-envs: $(FOCUS_STAMP) $(SUPERSET_STAMP)
 
+# sqlfluff's dbt templater runs from inside its home, as gpuledger-dbt runs dbt (profiles.yml
+# and the sources name the warehouse and the landed files relative to the home)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	GPULEDGER_HOME=$(TEST_HOME)/lint $(BIN)/python -m gpuledger.devtools prepare-home $(TEST_HOME)/lint
-	GPULEDGER_HOME=$(TEST_HOME)/lint $(BIN)/sqlfluff lint models tests/dbt --processes 2
+	cd $(TEST_HOME)/lint && GPULEDGER_HOME=$(TEST_HOME)/lint $(abspath $(BIN))/sqlfluff lint \
+		--config $(CURDIR)/.sqlfluff $(CURDIR)/models $(CURDIR)/tests/dbt --processes 2
 
 # Every dbt model, data test, contract and unit test, over the demo month; then the docs
 # (models, semantic models, metrics, exposures) generate in the home's target.
@@ -63,9 +66,9 @@ dbt-test: $(STAMP)
 	rm -rf $(TEST_HOME)/dbt
 	$(BIN)/gpuledger --home $(TEST_HOME)/dbt demo > /dev/null
 	env GPULEDGER_HOME=$(TEST_HOME)/dbt $$($(BIN)/python -m gpuledger.core.incremental $(TEST_HOME)/dbt) \
-		$(BIN)/dbt build --project-dir . --profiles-dir . \
+		$(BIN)/gpuledger-dbt build --project-dir . --profiles-dir . \
 		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
-	GPULEDGER_HOME=$(TEST_HOME)/dbt $(BIN)/dbt docs generate --project-dir . --profiles-dir . \
+	GPULEDGER_HOME=$(TEST_HOME)/dbt $(BIN)/gpuledger-dbt docs generate --project-dir . --profiles-dir . \
 		--target-path $(TEST_HOME)/dbt/dbt/target --log-path $(TEST_HOME)/dbt/dbt/logs
 
 # two workers (pytest-xdist), a test file each at a time, in the order tests/conftest.py gives

@@ -11,6 +11,10 @@
             {%- set location = node.meta.get('external_location') or node.source_meta.get('external_location') -%}
             {%- if location -%}
                 {%- set path = location.split("'")[1] | replace('{name}', node.name) -%}
+                {#- on DuckDB dbt reads the files from inside the home (gpuledger-dbt) -#}
+                {%- if not path.startswith('/') -%}
+                    {%- set path = env_var('GPULEDGER_HOME', '.gpuledger') ~ '/' ~ path -%}
+                {%- endif -%}
                 {%- if node.schema not in schemas -%}
                     {%- do schemas.append(node.schema) -%}
                     create schema if not exists {{ node.schema }};

@@ -23,10 +23,9 @@ from dagster_dbt import DbtCliResource, DbtProject
 from packaging import version
 
 from gpuledger.core.home import PROJECT_DIR
-from gpuledger.core.warehouse import dbt_executable
+from gpuledger.core.warehouse import PARSE_DIR, PARSE_LOCK, dbt_executable
 
 MANIFEST_DIR = PROJECT_DIR / "target" / "dagster"
-PARSE_DIR = PROJECT_DIR / "target" / "dagster-parse"
 PROJECT_FOLDERS = ("models", "macros", "seeds", "tests/dbt")
 PROJECT_FILES = ("dbt_project.yml", "profiles.yml")
 
@@ -57,7 +56,7 @@ def prepare_manifest() -> Path:
     if _is_fresh(manifest):
         return manifest
     PARSE_DIR.mkdir(parents=True, exist_ok=True)
-    with (PARSE_DIR / ".lock").open("w") as lock:
+    with PARSE_LOCK.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if _is_fresh(manifest):
             return manifest
@@ -75,7 +74,12 @@ def prepare_manifest() -> Path:
                 str(PARSE_DIR / "logs"),
                 "--quiet",
             ],
-            env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+            # a home of its own, so that no parse leaves a `.gpuledger` where it was started
+            env={
+                **os.environ,
+                "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+                "GPULEDGER_HOME": str(PARSE_DIR / "home"),
+            },
             capture_output=True,
             text=True,
             check=False,

@@ -51,6 +51,7 @@ from gpuledger.core.warehouse import (
     dbt_target,
     prepare,
     run_dbt,
+    seed_partial_parse,
 )
 from orchestration.outcomes import FAILED, STALE, refusal, refused_on
 from orchestration.partitions import period_of
@@ -216,6 +217,7 @@ def warehouse_assets() -> AssetsDefinition:
                 context.log.info(outcome.summary())
             target = dbt_target(home)
             (target / "run_results.json").unlink(missing_ok=True)
+            seed_partial_parse(target)
             await_warehouse(home)
             stamp_build(home)
             with raw_store_lock(home, shared=True):

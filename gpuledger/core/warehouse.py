@@ -15,6 +15,7 @@ parsed from DuckDB's lock error, which is also recognised in dbt's output.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -107,6 +108,30 @@ def dbt_target(home: Path) -> Path:
     return home / "dbt" / "target"
 
 
+# The project's own parse (orchestration.project.prepare_manifest), under PARSE_LOCK: its
+# partial_parse.msgpack seeds the target of a home that has none yet
+PARSE_DIR = PROJECT_DIR / "target" / "dagster-parse"
+PARSE_LOCK = PARSE_DIR / ".lock"
+PARTIAL_PARSE = "partial_parse.msgpack"
+
+
+def seed_partial_parse(target: Path) -> None:
+    """Give a home's first dbt command the project's partial parse, so that it re-reads only
+    the files that changed since (about 2 s instead of about 4 s of parsing every file). dbt
+    runs inside the home (gpuledger.core.dbt_child) and names the home nowhere it hashes
+    except the ledger's validation source, the one file it parses again. A copy dbt cannot
+    read only costs it a full parse."""
+    seed = PARSE_DIR / PARTIAL_PARSE
+    if (target / PARTIAL_PARSE).exists() or not seed.exists():
+        return
+    target.mkdir(parents=True, exist_ok=True)
+    staged = target / f"{PARTIAL_PARSE}.{secrets.token_hex(4)}.tmp"
+    with PARSE_LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)
+        shutil.copyfile(seed, staged)
+    staged.replace(target / PARTIAL_PARSE)
+
+
 def dbt_environment(home: Path) -> dict[str, str]:
     """The variables every dbt run of `home` gets: its home, no usage statistics, and dbt's
     file log (`<target>/dbt.log`) at info, one line per node and every error, unless
@@ -150,6 +175,7 @@ def run_dbt(
         "--quiet",
     ]
     (target / "run_results.json").unlink(missing_ok=True)
+    seed_partial_parse(target)
     await_warehouse(home)
     completed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if completed.returncode != 0:
