@@ -19,6 +19,7 @@ so a CLI close and the UI's daemon, or two CLI processes, can write one instance
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import sqlite3
@@ -108,10 +109,15 @@ def dagster_home(home: Path) -> Path:
 
 def home_instance(home: Path) -> DagsterInstance:
     """The instance the UI over `home` reads; its SQLite storage (the default) written by
-    HomeSqliteStorage, any other storage its settings name as they name it."""
-    ref = InstanceRef.from_dir(str(dagster_home(home)))
+    HomeSqliteStorage, any other storage its settings name as they name it. Opened under a
+    lock of the folder's: opening a new folder's storage creates its tables, and two
+    processes that create them at once fail ("table runs already exists")."""
+    folder = dagster_home(home)
+    ref = InstanceRef.from_dir(str(folder))
     data = ref.storage_data
     if data is not None and (data.module_name, data.class_name) == DEFAULT_STORAGE:
         home_storage = (HomeSqliteStorage.__module__, HomeSqliteStorage.__name__)
         ref = ref._replace(storage_data=ConfigurableClassData(*home_storage, data.config_yaml))
-    return DagsterInstance.from_ref(ref)
+    with (folder / ".instance.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return DagsterInstance.from_ref(ref)
