@@ -20,7 +20,10 @@ def test_in_home_resolves_paths_from_where_dbt_was_started(
     started.mkdir()
     monkeypatch.chdir(started)
     environ = {"GPULEDGER_HOME": "homes/a", "DBT_TARGET_PATH": "t"}
-    args = in_home(["build", "--target-path", "out", "--log-path", "/abs/logs", "-s", "x"], environ)
+    args = in_home(
+        ["build", "--target-path", "out", "--log-path", "/abs/logs", "--state=st", "-s", "x"],
+        environ,
+    )
     home = started / "homes" / "a"
     assert Path.cwd() == home
     assert environ["GPULEDGER_HOME"] == str(home)
@@ -30,6 +33,7 @@ def test_in_home_resolves_paths_from_where_dbt_was_started(
         str(started / "out"),
         "--log-path",
         "/abs/logs",
+        f"--state={started / 'st'}",
         "-s",
         "x",
     ]
@@ -43,10 +47,9 @@ def test_in_home_without_a_home_uses_the_default_one(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     environ: dict[str, str] = {"DBT_PROFILES_DIR": "/profiles"}
-    assert in_home(["parse", "--project-dir", "p"], environ) == [
+    assert in_home(["parse", "--project-dir=p"], environ) == [
         "parse",
-        "--project-dir",
-        str(tmp_path / "p"),
+        f"--project-dir={tmp_path / 'p'}",
     ]
     assert Path.cwd() == tmp_path / ".gpuledger"
     assert environ["DBT_PROFILES_DIR"] == "/profiles"

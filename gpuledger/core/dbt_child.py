@@ -22,6 +22,8 @@ import sys
 from collections.abc import MutableMapping
 from pathlib import Path
 
+from gpuledger.core.home import DEFAULT_HOME
+
 PR_SET_PDEATHSIG = 1
 
 
@@ -35,9 +37,6 @@ def main() -> None:
     os.execv(str(dbt), [str(dbt), *in_home(sys.argv[1:], os.environ)])
 
 
-# the home when $GPULEDGER_HOME names none (gpuledger.core.home.DEFAULT_HOME)
-DEFAULT_HOME = ".gpuledger"
-
 # dbt's options that name a path: resolved against the working directory dbt was started in
 PATH_OPTIONS = ("--project-dir", "--profiles-dir", "--target-path", "--log-path", "--state")
 
@@ -48,14 +47,20 @@ def in_home(args: list[str], environ: MutableMapping[str, str]) -> list[str]:
     the project and profiles directories, unless given, the directory it started in."""
     started = Path.cwd()
     resolved = list(args)
-    for index, word in enumerate(resolved[:-1]):
-        if word in PATH_OPTIONS:
+    for index, word in enumerate(resolved):
+        option, equals, value = word.partition("=")
+        if option not in PATH_OPTIONS:
+            continue
+        if equals:  # --target-path=DIR
+            resolved[index] = f"{option}={started / value}"
+        elif index + 1 < len(resolved):
             resolved[index + 1] = str(started / resolved[index + 1])
+    named = {word.partition("=")[0] for word in resolved}
     for flag, variable in (
         ("--project-dir", "DBT_PROJECT_DIR"),
         ("--profiles-dir", "DBT_PROFILES_DIR"),
     ):
-        if flag in resolved:
+        if flag in named:
             continue
         environ[variable] = (
             str(started / environ[variable]) if environ.get(variable) else str(started)

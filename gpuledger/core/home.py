@@ -19,10 +19,12 @@ from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEMO_POLICY_DIR = PROJECT_DIR / "policy" / "demo"
+# the home when neither --home nor $GPULEDGER_HOME names one (relative to the working directory)
+DEFAULT_HOME = ".gpuledger"
 
 
 def resolve_home(value: str | None) -> Path:
-    return Path(value or os.environ.get("GPULEDGER_HOME") or ".gpuledger").resolve()
+    return Path(value or os.environ.get("GPULEDGER_HOME") or DEFAULT_HOME).resolve()
 
 
 def resolve_policy(value: str | None) -> Path:
