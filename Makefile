@@ -57,7 +57,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	GPULEDGER_HOME=$(TEST_HOME)/lint $(BIN)/python -m gpuledger.devtools prepare-home $(TEST_HOME)/lint
-	cd $(TEST_HOME)/lint && GPULEDGER_HOME=$(TEST_HOME)/lint $(abspath $(BIN))/sqlfluff lint \
+	cd $(TEST_HOME)/lint && GPULEDGER_HOME=$(abspath $(TEST_HOME))/lint $(abspath $(BIN))/sqlfluff lint \
 		--config $(CURDIR)/.sqlfluff $(CURDIR)/models $(CURDIR)/tests/dbt --processes 2
 
 # Every dbt model, data test, contract and unit test, over the demo month; then the docs

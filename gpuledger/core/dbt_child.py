@@ -5,12 +5,12 @@ with -9, a CLI cannot stop that child, which would then hold the database and fa
 run on the lock. This entry point asks the kernel to kill it when its parent dies
 (PR_SET_PDEATHSIG, which survives the exec) and then becomes dbt.
 
-dbt runs inside the home (`$GPULEDGER_HOME`): profiles.yml and the sources name the warehouse and
-the landed files relative to it, so that nothing dbt hashes for partial parsing (the profile's
-connection, the sources' rendered locations) differs from one home to the next, and a home's first
-dbt command reuses the project's partial parse (orchestration/project.py) instead of parsing
-every file again. The project and profiles directories stay the caller's working directory
-unless named.
+dbt runs inside the home (`$GPULEDGER_HOME`): profiles.yml and the sources name the warehouse
+and the landed files relative to it, so that nothing dbt hashes for partial parsing (the
+profile's connection, the sources' rendered locations) differs from one home to the next, and a
+home's first dbt command reuses the project's partial parse (core.warehouse.seed_partial_parse)
+instead of parsing every file again. The project and profiles directories stay the caller's
+working directory unless named.
 """
 
 from __future__ import annotations
