@@ -18,7 +18,9 @@ naming what is wrong.
 
 A series' points are converted column-wise (Arrow parses the value strings); a series the
 column-wise path cannot take whole (any bad point) is read point by point, which names each
-bad point.
+bad point. Series in Prometheus's own layout (extractors.prometheus.response.PlainSeries)
+are converted from their bytes, many series at a time (`_plain_columns`), with no Python
+object per point; they land exactly as the decoded series would.
 """
 
 from __future__ import annotations
@@ -35,11 +37,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from extractors.prometheus.records import PrometheusPoint, PrometheusSeries
-from extractors.prometheus.response import Response
+from extractors.prometheus.response import PlainSeries, Response
 from extractors.prometheus.series import SeriesError, series_of
 from extractors.records import Rejected, arrow_schema
 
 CHUNK_POINTS = 1 << 18
+# plain series are converted together once they hold this many points
+PLAIN_BATCH_POINTS = 1 << 16
 POINT_SCHEMA = arrow_schema(PrometheusPoint)
 _EPOCH = dt.datetime(1970, 1, 1)
 # epoch seconds a datetime can hold (years 1..9999), a little inside
@@ -130,12 +134,81 @@ def parse_query_range(
     """The chunks of a `/api/v1/query_range` (or `/api/v1/query`) JSON response read as
     `blocks` of bytes; see the module doc."""
     builder = _ChunkBuilder(chunk_points)
+    plain: list[tuple[int, PlainSeries]] = []  # waiting to be converted together, in order
+    waiting = 0  # their points
     for index, (result_type, series) in enumerate(Response(blocks).elements()):
+        if isinstance(series, PlainSeries):
+            plain.append((index, series))
+            waiting += series.points
+            if waiting >= PLAIN_BATCH_POINTS:
+                yield from _parse_plain(builder, plain)
+                plain, waiting = [], 0
+            continue
+        yield from _parse_plain(builder, plain)
+        plain, waiting = [], 0
         yield from _parse_series(builder, index, series, result_type)
         if builder.records_read >= chunk_points:  # rejections fill a chunk too
             yield builder.flush()
+    yield from _parse_plain(builder, plain)
     if builder.records_read:
         yield builder.flush()
+
+
+def _parse_plain(builder: _ChunkBuilder, plain: list[tuple[int, PlainSeries]]) -> Iterator[Chunk]:
+    """Plain series, in order: each as `_parse_series` would take it decoded."""
+    columns = _plain_columns([series for _, series in plain]) if plain else []
+    for (index, series), part in zip(plain, columns, strict=True):
+        where = f"result[{index}]"
+        try:
+            row = series_of(f"{where}.metric.", series.metric, builder.line + 1)
+        except SeriesError:
+            row = None
+        if row is None or part is None:  # every point rejected, or some: as decoded
+            yield from _parse_series(builder, index, series.decode(), "matrix")
+        else:
+            micros, numbers = part
+            first = builder.line + 1
+            lines = pa.array(np.arange(first, first + len(numbers), dtype=np.int64))
+            builder.line += len(numbers)
+            yield from builder.add(row, _Points(row.series_key, micros, numbers, lines))
+        if builder.records_read >= builder.chunk_points:
+            yield builder.flush()
+
+
+def _plain_columns(plain: list[PlainSeries]) -> list[tuple[pa.Array, pa.Array] | None]:
+    """Each plain series' (microseconds, values) as `_columns` gives them, or None where
+    `_columns` would give None (a time outside the years 1..9999, a value Arrow does not
+    parse or that is not finite). The series' points are split in one pass over their
+    bytes: `t,v,t,v,...` once brackets and quotes are gone (their shape is checked)."""
+    flat = b"],[".join(series.values for series in plain).translate(None, b'[]"')
+    commas = np.flatnonzero(np.frombuffer(flat, np.uint8) == ord(","))
+    starts = np.concatenate(([0], commas + 1))
+    lengths = np.concatenate((commas, [len(flat)])) - starts
+    offsets = np.zeros(len(starts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    tokens = pa.LargeStringArray.from_buffers(
+        len(starts), pa.py_buffer(offsets), pa.py_buffer(flat.replace(b",", b""))
+    )
+    try:
+        numbers = tokens.cast(pa.float64()).to_numpy()
+    except pa.ArrowInvalid:  # a value Arrow does not parse: each series alone
+        return [_plain_columns([series])[0] if len(plain) > 1 else None for series in plain]
+    # a time is digits (checked): 12 digits or fewer is exact as a double, and more is past
+    # the year 9999
+    seconds, values = numbers[0::2], np.ascontiguousarray(numbers[1::2])
+    firsts = np.cumsum([0] + [series.points for series in plain[:-1]])
+    good = (
+        (np.minimum.reduceat(seconds, firsts) >= _SECONDS[0])
+        & (np.maximum.reduceat(seconds, firsts) <= _SECONDS[1])
+        & np.logical_and.reduceat(np.isfinite(values), firsts)
+        & np.logical_and.reduceat(lengths[0::2] <= 12, firsts)
+    )
+    micros = seconds.astype(np.int64) * _MICROSECONDS
+    ends = [*firsts[1:], len(values)]
+    return [
+        (pa.array(micros[a:b]), pa.array(values[a:b])) if ok else None
+        for a, b, ok in zip(firsts, ends, good, strict=True)
+    ]
 
 
 def _parse_series(

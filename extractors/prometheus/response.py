@@ -10,6 +10,12 @@ else is the envelope (`status`, `data.resultType`, `warnings`, small): it is che
 `result` opens, so an error response or an unsupported result type is refused before any
 element, and checked whole at the end. Bytes that are not JSON raise
 ValueError naming the line and column.
+
+A matrix series in exactly Prometheus's own layout, `{"metric":{...},"values":[[1790812800,
+"0.742"],...]}` (no spaces, integer times, values of digits, `.`, `e`, `E`, `+`, `-`), is
+yielded as a `PlainSeries`: its labels decoded, its points left as bytes whose shape is
+checked (`plain_series`), so no Python object is made per point; what the check passes is
+valid JSON, and `decode()` gives what decoding it would. Any other element is decoded.
 """
 
 from __future__ import annotations
@@ -39,6 +45,57 @@ _MORE = object()
 _ARRAY_OR_COMMA = re.compile(_POINT + rb"|,")
 _LITERAL_OR_COMMA = re.compile(rb"[^,\s]+|,")
 _CLOSER = {ord("["): b"]", ord("{"): b"}"}
+# a plain series: its labels, then its values array, the last key
+_VALUES_KEY = b',"values":['
+# what is left of a plain point once its number characters are deleted, with the comma after
+_POINT_SHAPE = b'[,""],'
+_DIGITS = b"0123456789"
+_NUMBER_CHARS = _DIGITS + b".eE+-"
+
+
+@dataclass(frozen=True)
+class PlainSeries:
+    """A matrix series in Prometheus's own layout, its points not decoded: `values` is
+    the contents of its values array, `[1790812800,"0.742"],[1790812860,"0.8"]`: `points`
+    points, each an integer time (JSON's: digits, no leading zero) and a string of number
+    characters."""
+
+    metric: dict[str, str]
+    values: bytes
+    points: int
+    raw: bytes  # the element's bytes
+
+    def decode(self) -> dict[str, object]:
+        """The element as JSON decodes it (it is valid JSON: `plain_series`)."""
+        return orjson.loads(self.raw)
+
+
+def plain_series(raw: bytes) -> PlainSeries | None:
+    """`raw` (an element of data.result, up to its first `]]}`) as a PlainSeries, or None
+    unless it is a series object of only `metric` (an object of strings) and then `values`,
+    laid out as Prometheus writes them. What passes is valid JSON: the labels decode, and
+    every point, once its number characters are deleted, is `[,""]`, its time digits."""
+    cut = raw.rfind(_VALUES_KEY)
+    if cut < 0 or not raw.startswith(b'{"metric":{'):
+        return None
+    values = raw[cut + len(_VALUES_KEY) : -2]
+    points = values.count(b"[")
+    if values.translate(None, _NUMBER_CHARS) + b"," != _POINT_SHAPE * points:
+        return None
+    # each time (between a point's `[` and its `,`) is digits, at least one, and no leading
+    # zero: JSON's integer
+    if b"[," in values or (b"[0" in values and values.count(b"[0") != values.count(b"[0,")):
+        return None
+    if values.translate(None, _DIGITS).count(b'[,"') != points:
+        return None
+    try:
+        head = orjson.loads(raw[:cut] + b"}")
+    except orjson.JSONDecodeError:
+        return None
+    metric = head.get("metric") if len(head) == 1 else None
+    if not isinstance(metric, dict) or not all(isinstance(v, str) for v in metric.values()):
+        return None
+    return PlainSeries(metric, values, points, raw)
 
 
 @dataclass
@@ -144,8 +201,12 @@ class Response:
                 return _MORE
             self._fast = False  # not written as Prometheus writes it: token by token
             return None
+        element = self._buffer[start : close + 3]
+        plain = plain_series(element)
+        if plain is not None:
+            return plain, close + 3
         try:
-            return orjson.loads(self._buffer[start : close + 3]), close + 3
+            return orjson.loads(element), close + 3
         except orjson.JSONDecodeError:
             return None
 
