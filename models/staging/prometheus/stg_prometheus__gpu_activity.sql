@@ -192,6 +192,27 @@ mig_instances as (
     where gpu_instance_id is not null
 ),
 
+{# The GPUs and times that have MIG instance rows: only their GPU-level rows are merged with
+    an instance's device-level copy; every other GPU row is its GPU's whole row already. #}
+mig_times as (
+    select distinct
+        gpu_uuid,
+        sampled_at
+    from mig_instances
+),
+
+gpu_series_time as (
+    select
+        per_series_time.*,
+        mig_times.gpu_uuid is not null as has_mig_instances
+    from per_series_time
+    left join mig_times
+        on
+            per_series_time.gpu_uuid = mig_times.gpu_uuid
+            and per_series_time.sampled_at = mig_times.sampled_at
+    where per_series_time.gpu_instance_id is null
+),
+
 mig_device_copies as (
     select
         *,
@@ -219,8 +240,8 @@ gpu_level_parts as (
         fb_used_mib,
         power_usage_watts,
         false as is_from_mig_instance
-    from per_series_time
-    where gpu_instance_id is null
+    from gpu_series_time
+    where has_mig_instances
 
     union all
 
@@ -241,7 +262,7 @@ gpu_level_parts as (
     where instance_rank = 1
 ),
 
-gpu_level as (
+mig_gpu_level as (
     select
         gpu_uuid,
         sampled_at,
@@ -257,9 +278,31 @@ gpu_level as (
             max(case when not is_from_mig_instance then power_usage_watts end),
             max(case when is_from_mig_instance then power_usage_watts end)
         ) as power_usage_watts,
-        max(case when is_from_mig_instance then 1 else 0 end) = 1 as is_mig_parent
+        true as is_mig_parent
     from gpu_level_parts
     group by gpu_uuid, sampled_at
+),
+
+gpu_level as (
+    select
+        gpu_uuid,
+        sampled_at,
+        gpu_model,
+        hostname,
+        pod_name,
+        namespace_name,
+        container_name,
+        gr_engine_active,
+        gpu_util_percent,
+        fb_used_mib,
+        power_usage_watts,
+        false as is_mig_parent
+    from gpu_series_time
+    where not has_mig_instances
+
+    union all
+
+    select * from mig_gpu_level
 ),
 
 gpu_rows as (
