@@ -201,9 +201,20 @@ mig_times as (
     from mig_instances
 ),
 
+{# A GPU's own (GPU-level) row per time, in the columns the parent merge reads. #}
 gpu_series_time as (
     select
-        per_series_time.*,
+        per_series_time.gpu_uuid,
+        per_series_time.sampled_at,
+        per_series_time.gpu_model,
+        per_series_time.hostname,
+        per_series_time.pod_name,
+        per_series_time.namespace_name,
+        per_series_time.container_name,
+        per_series_time.gr_engine_active,
+        per_series_time.gpu_util_percent,
+        per_series_time.fb_used_mib,
+        per_series_time.power_usage_watts,
         mig_times.gpu_uuid is not null as has_mig_instances
     from per_series_time
     left join mig_times
@@ -228,17 +239,7 @@ mig_device_copies as (
 
 gpu_level_parts as (
     select
-        gpu_uuid,
-        sampled_at,
-        gpu_model,
-        hostname,
-        pod_name,
-        namespace_name,
-        container_name,
-        gr_engine_active,
-        gpu_util_percent,
-        fb_used_mib,
-        power_usage_watts,
+        *,
         false as is_from_mig_instance
     from gpu_series_time
     where has_mig_instances
@@ -257,6 +258,7 @@ gpu_level_parts as (
         null as gpu_util_percent,
         null as fb_used_mib,
         power_usage_watts,
+        true as has_mig_instances,
         true as is_from_mig_instance
     from mig_device_copies
     where instance_rank = 1
@@ -278,6 +280,7 @@ mig_gpu_level as (
             max(case when not is_from_mig_instance then power_usage_watts end),
             max(case when is_from_mig_instance then power_usage_watts end)
         ) as power_usage_watts,
+        true as has_mig_instances,
         true as is_mig_parent
     from gpu_level_parts
     group by gpu_uuid, sampled_at
@@ -285,17 +288,7 @@ mig_gpu_level as (
 
 gpu_level as (
     select
-        gpu_uuid,
-        sampled_at,
-        gpu_model,
-        hostname,
-        pod_name,
-        namespace_name,
-        container_name,
-        gr_engine_active,
-        gpu_util_percent,
-        fb_used_mib,
-        power_usage_watts,
+        *,
         false as is_mig_parent
     from gpu_series_time
     where not has_mig_instances
