@@ -191,8 +191,8 @@ def _plain_columns(plain: list[PlainSeries]) -> list[tuple[pa.Array, pa.Array] |
     )
     try:
         numbers = tokens.cast(pa.float64()).to_numpy()
-    except pa.ArrowInvalid:  # a value Arrow does not parse: each series alone
-        return [_plain_columns([series])[0] if len(plain) > 1 else None for series in plain]
+    except pa.ArrowInvalid:  # a value Arrow does not parse: that series, or each alone
+        return [None] if len(plain) == 1 else [_plain_columns([s])[0] for s in plain]
     # a time is digits (checked): 12 digits or fewer is exact as a double, and more is past
     # the year 9999
     seconds, values = numbers[0::2], np.ascontiguousarray(numbers[1::2])

@@ -201,7 +201,8 @@ mig_times as (
     from mig_instances
 ),
 
-{# A GPU's own (GPU-level) row per time, in the columns the parent merge reads. #}
+{# A GPU's own (GPU-level) row per time, in the columns the parent merge reads; at a time
+    with MIG instances it is the MIG parent's row. #}
 gpu_series_time as (
     select
         per_series_time.gpu_uuid,
@@ -215,7 +216,7 @@ gpu_series_time as (
         per_series_time.gpu_util_percent,
         per_series_time.fb_used_mib,
         per_series_time.power_usage_watts,
-        mig_times.gpu_uuid is not null as has_mig_instances
+        mig_times.gpu_uuid is not null as is_mig_parent
     from per_series_time
     left join mig_times
         on
@@ -242,7 +243,7 @@ gpu_level_parts as (
         *,
         false as is_from_mig_instance
     from gpu_series_time
-    where has_mig_instances
+    where is_mig_parent
 
     union all
 
@@ -258,7 +259,7 @@ gpu_level_parts as (
         null as gpu_util_percent,
         null as fb_used_mib,
         power_usage_watts,
-        true as has_mig_instances,
+        true as is_mig_parent,
         true as is_from_mig_instance
     from mig_device_copies
     where instance_rank = 1
@@ -280,18 +281,14 @@ mig_gpu_level as (
             max(case when not is_from_mig_instance then power_usage_watts end),
             max(case when is_from_mig_instance then power_usage_watts end)
         ) as power_usage_watts,
-        true as has_mig_instances,
         true as is_mig_parent
     from gpu_level_parts
     group by gpu_uuid, sampled_at
 ),
 
 gpu_level as (
-    select
-        *,
-        false as is_mig_parent
-    from gpu_series_time
-    where not has_mig_instances
+    select * from gpu_series_time
+    where not is_mig_parent
 
     union all
 
