@@ -64,7 +64,14 @@ activity_series as (
         series.namespace,
         series.container,
         batch_order.batch_rank,
-        row_number() over (order by series.batch_id, series.series_key) as series_number
+        row_number() over (order by series.batch_id, series.series_key) as series_number,
+        dense_rank() over (order by series.gpu_uuid, series.gpu_instance_id) as device_number,
+        case series.metric
+            when 'DCGM_FI_PROF_GR_ENGINE_ACTIVE' then 1
+            when 'DCGM_FI_DEV_GPU_UTIL' then 2
+            when 'DCGM_FI_DEV_FB_USED' then 3
+            when 'DCGM_FI_DEV_POWER_USAGE' then 4
+        end as metric_number
     from series
     inner join batch_order on series.batch_id = batch_order.batch_id
     where
@@ -81,9 +88,8 @@ activity_series as (
     version of a point (latest extraction, then batch, then line) is its greatest. #}
 samples as (
     select
-        activity_series.gpu_uuid,
-        activity_series.gpu_instance_id,
-        activity_series.metric,
+        activity_series.device_number,
+        activity_series.metric_number,
         activity_series.series_number,
         points.sampled_at,
         points.value,
@@ -99,42 +105,50 @@ samples as (
     that holds it. #}
 latest_points as (
     select
-        gpu_uuid,
-        gpu_instance_id,
+        device_number,
         sampled_at,
         {{ gpuledger.latest_by('value', 'landed_order') }} filter (
-            where metric = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE'
+            where metric_number = 1
         ) as gr_engine_active,
         {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
-            where metric = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE'
+            where metric_number = 1
         ) as gr_engine_active_series,
         {{ gpuledger.latest_by('value', 'landed_order') }} filter (
-            where metric = 'DCGM_FI_DEV_GPU_UTIL'
+            where metric_number = 2
         ) as gpu_util_percent,
         {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
-            where metric = 'DCGM_FI_DEV_GPU_UTIL'
+            where metric_number = 2
         ) as gpu_util_percent_series,
         {{ gpuledger.latest_by('value', 'landed_order') }} filter (
-            where metric = 'DCGM_FI_DEV_FB_USED'
+            where metric_number = 3
         ) as fb_used_mib,
         {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
-            where metric = 'DCGM_FI_DEV_FB_USED'
+            where metric_number = 3
         ) as fb_used_mib_series,
         {{ gpuledger.latest_by('value', 'landed_order') }} filter (
-            where metric = 'DCGM_FI_DEV_POWER_USAGE'
+            where metric_number = 4
         ) as power_usage_watts,
         {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
-            where metric = 'DCGM_FI_DEV_POWER_USAGE'
+            where metric_number = 4
         ) as power_usage_watts_series
     from samples
-    group by gpu_uuid, gpu_instance_id, sampled_at
+    group by device_number, sampled_at
+),
+
+{# The GPU (and MIG instance) each device number stands for. #}
+devices as (
+    select distinct
+        device_number,
+        gpu_uuid,
+        gpu_instance_id
+    from activity_series
 ),
 
 {# The labels of a time are the greatest of those its metrics' latest points carry. #}
 per_series_time as (
     select
-        latest_points.gpu_uuid,
-        latest_points.gpu_instance_id,
+        devices.gpu_uuid,
+        devices.gpu_instance_id,
         latest_points.sampled_at,
         greatest(
             gr_engine_active_labels.gpu_instance_profile,
@@ -177,6 +191,7 @@ per_series_time as (
         latest_points.fb_used_mib,
         latest_points.power_usage_watts
     from latest_points
+    inner join devices on latest_points.device_number = devices.device_number
     left join activity_series as gr_engine_active_labels
         on latest_points.gr_engine_active_series = gr_engine_active_labels.series_number
     left join activity_series as gpu_util_percent_labels
@@ -353,8 +368,6 @@ all_rows as (
 
 final as (
     select
-        {{ surrogate_key(['gpu_uuid', "coalesce(gpu_instance_id, '')", 'sampled_at']) }}
-            as gpu_activity_id,
         *,
         cast(sampled_at as date) as sample_day
     from all_rows
