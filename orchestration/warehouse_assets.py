@@ -131,15 +131,16 @@ def _rebuild_in_pieces(
     of days at a time (incremental.chunks) before the build, which then names no day; a
     window that fits is left to the build. Each model is rebuilt over every piece before the
     next model starts: a piece of the hourly roll-up reads the samples an hour past its
-    end, which the next piece of staging holds."""
-    pieces = incremental.chunks(home, days)
-    if len(pieces) == 1:
+    end, which the next piece of staging holds. A model may take more days a run
+    (incremental.CHUNK_SCALE)."""
+    if len(incremental.chunks(home, days)) == 1:
         return days
     models = [name for _, name, _ in incremental.INCREMENTAL_MODELS]
-    runs = [(model, number, piece) for model in models for number, piece in enumerate(pieces)]
+    pieces = {model: incremental.chunks(home, days, model=model) for model in models}
+    runs = [(model, n, piece) for model in models for n, piece in enumerate(pieces[model])]
     with progress.task("rebuild telemetry", total=len(runs), unit="runs"):
         for model, number, piece in runs:
-            context.log.info(f"rebuilding {model}: {piece} ({number + 1} of {len(pieces)})")
+            context.log.info(f"rebuilding {model}: {piece} ({number + 1} of {len(pieces[model])})")
             # the first piece builds the model's parents too (a new warehouse has none),
             # never another incremental model (it would be rebuilt with this piece's days)
             others = [other for other in models if other != model]

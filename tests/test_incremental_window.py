@@ -54,6 +54,13 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
     pieces = incremental.chunks(tmp_path, days, limit=50)
     assert [(p.start.day, p.end.day) for p in pieces] == [(30, 3), (3, 5), (5, 8)]
     assert incremental.chunks(tmp_path, days, limit=10_000) == [days]
+    # the hourly roll-up takes CHUNK_SCALE times the rows a run: 20 a piece is one day of
+    # staging (24 rows a day, at least a day each), 80 up to three of the roll-up
+    assert incremental.CHUNK_SCALE["int_device_activity_hourly"] == 4
+    daily = incremental.chunks(tmp_path, days, limit=20, model="stg_prometheus__gpu_activity")
+    assert len(daily) == 8
+    hourly = incremental.chunks(tmp_path, days, limit=20, model="int_device_activity_hourly")
+    assert [(p.start.day, p.end.day) for p in hourly] == [(30, 4), (4, 8)]
     done = days.done()
     assert done.environment() == {
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",

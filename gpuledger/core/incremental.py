@@ -51,6 +51,11 @@ CHECKED_VARIABLE = "GPULEDGER_CHECKED_WINDOW"
 CHUNK_VARIABLE = "GPULEDGER_REBUILD_CHUNK_ROWS"
 # telemetry rows a rebuild takes in one dbt run: about two days of a 4,096-GPU fleet at 60 s
 CHUNK_ROWS = 40_000_000
+# models whose run takes more days than that: the hourly roll-up reads staging's rows (one per
+# device and time, not one per metric) and keeps one per hour, so a run of 8 days of the
+# 4,096-GPU fleet stays under the memory limit as a run of 2 days does (32 s, 3.1 GB peak,
+# benchmarks/results.md), and each dbt run saved is its start-up (about 6 s)
+CHUNK_SCALE = {"int_device_activity_hourly": 4}
 # the first day of the daily partitions (orchestration.partitions.FIRST_DAY): the one day a
 # build with nothing new to rebuild names (no evidence is that old, so it is an empty batch)
 EMPTY_DAY = dt.date(2020, 1, 1)
@@ -211,12 +216,16 @@ def _day_points(home: Path, batches: Iterable[str]) -> dict[dt.date, float]:
     return found
 
 
-def chunks(home: Path, days: Window, limit: int | None = None) -> list[Window]:
+def chunks(
+    home: Path, days: Window, limit: int | None = None, model: str | None = None
+) -> list[Window]:
     """`days` cut into runs of consecutive days of at most `limit` telemetry rows each
-    (GPULEDGER_REBUILD_CHUNK_ROWS, default CHUNK_ROWS), at least a day each: what a large
-    window (a fleet month built the first time) is rebuilt in, one dbt run each, so a
-    build's memory stays bounded. One piece, `days` itself, when it fits."""
+    (GPULEDGER_REBUILD_CHUNK_ROWS, default CHUNK_ROWS; times CHUNK_SCALE for `model`), at
+    least a day each: what a large window (a fleet month built the first time) is rebuilt
+    in, one dbt run each, so a build's memory stays bounded. One piece, `days` itself, when
+    it fits."""
     limit = limit or int(os.environ.get(CHUNK_VARIABLE, "") or CHUNK_ROWS)
+    limit *= CHUNK_SCALE.get(model or "", 1)
     per_day = _day_points(home, days.batches)
     pieces: list[Window] = []
     start, rows = days.start, 0.0
