@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import typing
 from dataclasses import dataclass
 
@@ -71,7 +72,9 @@ class Field:
     optional: bool
 
 
-def record_fields(record_type: type) -> list[Field]:
+@functools.cache
+def record_fields(record_type: type) -> tuple[Field, ...]:
+    """The record's fields, their types and whether they may be None (once per type)."""
     hints = typing.get_type_hints(record_type)
     fields = []
     for field in dataclasses.fields(record_type):
@@ -79,10 +82,11 @@ def record_fields(record_type: type) -> list[Field]:
         optional = type(None) in args
         base = next((a for a in args if a is not type(None)), hints[field.name])
         fields.append(Field(field.name, base, optional))
-    return fields
+    return tuple(fields)
 
 
-def ordered_pairs(record_type: type) -> list[tuple[str, str]]:
+@functools.cache
+def ordered_pairs(record_type: type) -> tuple[tuple[str, str], ...]:
     """(start column, end column) pairs among the record's timestamp columns."""
     stamps = {f.name for f in record_fields(record_type) if f.base is dt.datetime}
     pairs = []
@@ -93,9 +97,10 @@ def ordered_pairs(record_type: type) -> list[tuple[str, str]]:
                 other = "_".join(second if w == first else w for w in words)
                 if other in stamps:
                     pairs.append((name, other))
-    return pairs
+    return tuple(pairs)
 
 
+@functools.cache
 def suite_for(record_type: type) -> tuple[Expectation, ...]:
     """The expectation suite of a raw table, derived from its record type."""
     fields = record_fields(record_type)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -80,8 +81,10 @@ def _unwrap_optional(tp: object) -> object:
     return tp
 
 
+@functools.cache
 def arrow_schema(record_type: type) -> pa.Schema:
-    """The Parquet schema of a record dataclass: every field nullable, UTC-naive timestamps."""
+    """The Parquet schema of a record dataclass: every field nullable, UTC-naive timestamps
+    (computed once per type: an ingest asks for it with every chunk it writes)."""
     hints = typing.get_type_hints(record_type)
     fields = []
     for f in dataclasses.fields(record_type):

@@ -82,7 +82,7 @@ class TimeTracker:
     earliest: dt.datetime | None = None
     latest: dt.datetime | None = None
     has_open_interval: bool = False
-    _pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    _pairs: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     def update(self, table: str, chunk: pa.Table) -> None:
         for column in (f.name for f in chunk.schema if pa.types.is_timestamp(f.type)):

@@ -9,10 +9,12 @@ import os
 import shlex
 import subprocess
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from extractors.ahead import ahead
 from extractors.filebatch import (
     DEFAULT_READ,
     ReadOptions,
@@ -41,6 +43,7 @@ from extractors.textfile import first_character, survey, text_pieces
 from extractors.timeparse import parse_timestamp
 
 SACCT_TIMEOUT_SECONDS = 1800
+READ_THREADS = 2  # chunks read column-wise at once (a core each; the writer shares them)
 # The end of the last landed live window of a cluster, naive UTC (see `watermark`).
 WATERMARK = Cursor(
     source="slurm",
@@ -133,10 +136,13 @@ def land_text(
     """Parse sacct text piece by piece (each whole lines, the last flagged) into the batch;
     the warnings about what landed (GPU counts from legacy columns, orphan steps)."""
     rows = StepsAfterJobs(batch, lambda keys: landed_jobs(home, keys))
-    for text, last in pieces:
-        chunk = stream.feed(text, final=last)
-        rows.write(chunk.jobs, chunk.steps)
-        batch.reject(chunk.rejected)
+    # The chunks after this one are split into records (extractors.ahead: in a thread) and
+    # read column-wise (by the pool's threads, two at a time) while this one is written.
+    with ThreadPoolExecutor(READ_THREADS, thread_name_prefix="sacct-read") as pool:
+        for given in ahead(stream.submit(text, final=last, pool=pool) for text, last in pieces):
+            chunk = given()
+            rows.write(chunk.jobs, chunk.steps)
+            batch.reject(chunk.rejected)
     orphans = rows.finish()
     return [*stream.warnings, *orphans]
 

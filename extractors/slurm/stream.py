@@ -13,7 +13,10 @@ complete at the end of a chunk is carried over to the next one.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+import functools
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -22,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from extractors.records import Rejected, to_table
-from extractors.slurm.columns import SCHEMA, ColumnReader
+from extractors.slurm.columns import SCHEMA, ColumnReader, Read
 from extractors.slurm.record import EXTRACTED_AT_BASIS, gpu_source_warning, record_rows
 from extractors.slurm.records import SlurmJob
 from extractors.slurm.text import (
@@ -65,6 +68,11 @@ class _Parts:
     rejected: list[Rejected] = field(default_factory=list)
     sources: list[tuple[int, str]] = field(default_factory=list)
     records_read: int = 0
+    # the column-wise reads of the chunk, in order: each gives its Read and the texts of the
+    # lines it left unread (resolved by `_chunk`)
+    reads: list[tuple[Callable[[], tuple[Read, list[str]]], np.ndarray, Layout]] = field(
+        default_factory=list
+    )
 
 
 class SacctStream:
@@ -98,6 +106,9 @@ class SacctStream:
         self.extracted_at: dt.datetime | None = None
         self.locate, self.located = locate, None
         self.sources: dict[str, tuple[int, list[int]]] = {}
+        self._submitted = self._given = 0
+        self._thread = threading.current_thread()  # its reads use self.columns
+        self._readers = threading.local()  # a pool thread's own ColumnReader
 
     @property
     def warnings(self) -> list[str]:
@@ -109,6 +120,28 @@ class SacctStream:
 
     def feed(self, text: str, *, final: bool = False) -> Chunk:
         """The records of `text`: whole lines (ending in a newline unless `final`)."""
+        return self.submit(text, final=final)()
+
+    def submit(
+        self, text: str, *, final: bool = False, pool: Executor | None = None
+    ) -> Callable[[], Chunk]:
+        """`feed` in two steps: the lines are split into sections and records now, and their
+        column-wise reading is handed to `pool` (its threads read in parallel: Arrow's
+        kernels release the GIL); the function returned waits for it and gives the chunk.
+        Chunks are given in the order submitted: each function is called once, in turn."""
+        number = self._submitted
+        self._submitted += 1
+        parts = self._plan(text, final, pool)
+
+        def chunk() -> Chunk:
+            if number != self._given:
+                raise RuntimeError(f"chunk {number} given out of turn (next: {self._given})")
+            self._given += 1
+            return self._chunk(parts)
+
+        return chunk
+
+    def _plan(self, text: str, final: bool, pool: Executor | None) -> _Parts:
         lines = pc.split_pattern(pa.array([text], pa.string()), pattern="\n").flatten()
         lines = pc.utf8_rtrim(lines if final else lines.slice(0, len(lines) - 1), characters="\r")
         carried = bool(self.carry)
@@ -126,12 +159,14 @@ class SacctStream:
         for layout, start, stop in sections(
             candidates, len(lines), first, self.layout, self.delimiter
         ):
-            self._section(parts, lines, first, layout, (start, stop), (headers, nonblank), final)
+            self._section(
+                parts, lines, first, layout, (start, stop), (headers, nonblank), final, pool
+            )
             self.layout = layout
         self.first = first + len(lines) - len(self.carry)
         if self.locate and self.located is None and self.locate[0] < self.first:
             self.located = ""  # a header or a blank line: no field
-        return self._chunk(parts)
+        return parts
 
     def _section(
         self,
@@ -142,6 +177,7 @@ class SacctStream:
         span: tuple[int, int],
         marks: tuple[np.ndarray, np.ndarray],
         final: bool,
+        pool: Executor | None,
     ) -> None:
         """Read the lines `span` of the chunk, in `layout`; `marks`: the chunk's lines that
         may be headers (or hold a carriage return), and those that are not blank."""
@@ -166,13 +202,12 @@ class SacctStream:
             lines_read = (
                 section.slice(at[0], len(at)) if at[-1] - at[0] + 1 == len(at) else section.take(at)
             )
-            read = self.columns.read(lines_read, pa.array(numbers), columns, layout.delimiter)
-            parts.tables.append(read.rows)
-            parts.sources.extend(read.gpu_sources)
+            reading = functools.partial(
+                self._read, lines_read, numbers, columns, layout.delimiter, (section, at)
+            )
+            parts.reads.append((reading if pool is None else pool.submit(reading).result,
+                                numbers, layout))  # fmt: skip
             parts.records_read += len(at)
-            unread = section.take(at[read.unread]).to_pylist() if read.unread else []
-            for number, text in zip(numbers[read.unread].tolist(), unread, strict=True):
-                self._record(parts, Record(number, text, layout), counted=True)
         for run_start, run_stop in _runs(np.flatnonzero(~regular)):
             texts = section.slice(run_start, run_stop - run_start).to_pylist()
             records = list(records_in(texts, first + start + run_start, layout, self.delimiter))
@@ -201,6 +236,28 @@ class SacctStream:
         if layout.trailing:
             mask &= _mask(pc.ends_with(section, pattern=layout.delimiter))
         yield layout.columns, mask
+
+    def _read(
+        self,
+        lines: pa.Array,
+        numbers: np.ndarray,
+        columns: tuple[str, ...],
+        delimiter: str,
+        place: tuple[pa.Array, np.ndarray],
+    ) -> tuple[Read, list[str]]:
+        """The column-wise reading of regular lines (in a pool's thread, by its own reader),
+        and the texts of those it leaves unread (`place`: the section and the lines' indexes
+        in it)."""
+        reader = self.columns
+        if threading.current_thread() is not self._thread:
+            reader = getattr(self._readers, "reader", None)
+            if reader is None:
+                reader = self._readers.reader = ColumnReader(
+                    cluster=self.cluster, timezone=self.timezone
+                )
+        read = reader.read(lines, pa.array(numbers), columns, delimiter)
+        section, at = place
+        return read, (section.take(at[read.unread]).to_pylist() if read.unread else [])
 
     def _record(self, parts: _Parts, record: Record, *, counted: bool) -> None:
         """Read one record by itself (`counted`: it is counted as read already)."""
@@ -233,6 +290,12 @@ class SacctStream:
             self.located = field_in(Record(line, text, layout), line, column) or ""
 
     def _chunk(self, parts: _Parts) -> Chunk:
+        for reading, numbers, layout in parts.reads:
+            read, unread = reading()
+            parts.tables.append(read.rows)
+            parts.sources.extend(read.gpu_sources)
+            for number, text in zip(numbers[read.unread].tolist(), unread, strict=True):
+                self._record(parts, Record(number, text, layout), counted=True)
         if len(parts.tables) == 1 and not parts.rows:
             rows = parts.tables[0]  # the lines' order
         else:
