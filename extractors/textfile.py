@@ -14,8 +14,8 @@ import codecs
 import encodings
 import hashlib
 import importlib
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +59,46 @@ def survey(path: Path, read: ReadOptions, *, source: str, options: str) -> Surve
             offset += len(piece)
             fed.result()
     return Survey(batch.hexdigest()[:24], content.hexdigest(), place, byte)
+
+
+class SurveysAhead:
+    """The surveys of the files an ingest lands in turn, each made in a thread while the file
+    before it lands (a survey is a full read and digest of the file: on a 2-core machine
+    it runs beside the parse instead of between two files).
+
+        with SurveysAhead(paths) as surveys:
+            for path in paths:
+                found = surveys(path, read, source="slurm", options=options)
+
+    A survey asked for with other arguments than the one made ahead is made then; an error
+    of one made ahead (a file that cannot be read) is raised when it is asked for."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self.paths = list(paths)
+        self.made: dict[tuple[Path, ReadOptions, str, str], Future[Survey]] = {}
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="survey-ahead")
+
+    def __enter__(self) -> SurveysAhead:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for future in self.made.values():
+            future.cancel()
+        self.pool.shutdown(wait=True)
+
+    def __call__(self, path: Path, read: ReadOptions, *, source: str, options: str) -> Survey:
+        key = (path, read, source, options)
+        made = self.made.pop(key, None)
+        if path in self.paths:
+            after = self.paths.index(path) + 1
+            if after < len(self.paths):
+                ahead = (self.paths[after], read, source, options)
+                self.made[ahead] = self.pool.submit(
+                    survey, ahead[0], read, source=source, options=options
+                )
+        if made is not None:
+            return made.result()
+        return survey(path, read, source=source, options=options)
 
 
 def _newlines_before(path: Path, offset: int) -> int:

@@ -133,10 +133,11 @@ def _rebuild_in_pieces(
     next model starts: a piece of the hourly roll-up reads the samples an hour past its
     end, which the next piece of staging holds. A model may take more days a run
     (incremental.CHUNK_SCALE)."""
-    if len(incremental.chunks(home, days)) == 1:
+    per_day = incremental.day_rows(home, days)  # the batches' footers, read once
+    if len(incremental.cut(days, per_day)) == 1:
         return days
     models = [name for _, name, _ in incremental.INCREMENTAL_MODELS]
-    pieces = {model: incremental.chunks(home, days, model=model) for model in models}
+    pieces = {model: incremental.cut(days, per_day, model=model) for model in models}
     runs = [(model, n, piece) for model in models for n, piece in enumerate(pieces[model])]
     with progress.task("rebuild telemetry", total=len(runs), unit="runs"):
         for model, number, piece in runs:

@@ -39,7 +39,7 @@ from extractors.slurm.windows import (
     sacct_env,
 )
 from extractors.state import Cursor, Stream
-from extractors.textfile import first_character, survey, text_pieces
+from extractors.textfile import Survey, first_character, survey, text_pieces
 from extractors.timeparse import parse_timestamp
 
 SACCT_TIMEOUT_SECONDS = 1800
@@ -67,11 +67,14 @@ def ingest_file(
     timezone: str = "UTC",
     delimiter: str | None = None,
     read: ReadOptions = DEFAULT_READ,
+    surveyed: Callable[..., Survey] = survey,
 ) -> LandingReport:
     """Land a `sacct --parsable2` or `sacct --json` file (detected by its first character).
 
     Text is read piece by piece (extractors.textfile) and parsed chunk by chunk
-    (extractors.slurm.stream), so memory does not grow with the file; JSON is read whole."""
+    (extractors.slurm.stream), so memory does not grow with the file; JSON is read whole.
+    `surveyed` surveys the text (its batch id; extractors.textfile.SurveysAhead makes the
+    next file's while this one lands)."""
     options = f"cluster={cluster or ''};timezone={timezone}"
     options += f";delimiter={delimiter}" if delimiter is not None else ""
     if _is_json(path, read):
@@ -90,7 +93,7 @@ def ingest_file(
         stream = SacctStream(**reading)
     except ValueError as exc:
         raise SourceFileError(f"{path}: {exc}") from None
-    found = survey(path, read, source="slurm", options=options + read.fingerprint())
+    found = surveyed(path, read, source="slurm", options=options + read.fingerprint())
     if found.bad_place is not None and read.errors == "strict":
         field = _field_at(path, read, found.bad_place, reading)
         invalid_byte(str(path), read, found.bad_place, found.bad_byte or 0, field)

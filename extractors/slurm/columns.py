@@ -178,9 +178,7 @@ class ColumnReader:
 
     def _time(self, rows: _Rows, name: str) -> pa.Array:
         values = rows.value(name)
-        ascii_ = pc.string_is_ascii(values)
-        unset = pc.and_(ascii_, pc.is_in(pc.ascii_lower(values), value_set=_NO_TIME))
-        iso = pc.and_(ascii_, pc.match_substring_regex(values, _ISO_TIME))
+        iso = pc.match_substring_regex(values, _ISO_TIME)  # (ASCII only, like NO_TIME)
         parsed = pc.strptime(
             pc.if_else(iso, values, pa.scalar(None, pa.string())),
             format=TIME_FORMAT,
@@ -195,22 +193,26 @@ class ColumnReader:
         read = pc.fill_null(exact, False)
         if self.timezone != "UTC":
             parsed, read = _in_zone(parsed, read, self.timezone)
-        rest = pc.invert(pc.or_(unset, read))
         times = pc.if_else(read, parsed, pa.scalar(None, parsed.type))
-        if not pc.any(rest).as_py():
+        unread = np.flatnonzero(~read.to_numpy(zero_copy_only=False))
+        if not len(unread):
             return times
+        # of the values not read as ISO times, those saying "no time" (Unknown, None, ...)
+        # are null; the rest are read one by one
+        unset = pc.is_in(pc.ascii_lower(values.take(unread)), value_set=_NO_TIME)
+        at = unread[~unset.to_numpy(zero_copy_only=False)]
+        if not len(at):
+            return times
+        rest = np.zeros(len(values), dtype=bool)
+        rest[at] = True
         others = []
-        for index, value in zip(
-            np.flatnonzero(rest.to_numpy(zero_copy_only=False)).tolist(),
-            values.filter(rest).to_pylist(),
-            strict=True,
-        ):
+        for index, value in zip(at.tolist(), values.take(at).to_pylist(), strict=True):
             try:
                 others.append(time_value(value, name, self.timezone))
             except FieldError:
                 rows.unread_index(index)
                 others.append(None)
-        return pc.replace_with_mask(times, rest, pa.array(others, pa.timestamp("us")))
+        return pc.replace_with_mask(times, pa.array(rest), pa.array(others, pa.timestamp("us")))
 
     def _gpus(self, rows: _Rows) -> None:
         present = tuple(name for name in _GPU_COLUMNS if name in rows.values)

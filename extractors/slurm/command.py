@@ -9,6 +9,7 @@ from extractors.commands import land_each
 from extractors.filebatch import add_read_arguments, iso_instant, read_flags_given, read_options
 from extractors.landing import LandingReport
 from extractors.slurm.client import SlurmLiveError, ingest_file, ingest_live
+from extractors.textfile import SurveysAhead
 
 HELP = "Slurm accounting: sacct --parsable2 or --json output, or live from sacct"
 
@@ -81,17 +82,19 @@ def ingest(home: Path, args: argparse.Namespace) -> list[LandingReport]:
             raise SlurmLiveError("--delimiter: give the text sacct separates fields with")
         timezone = args.timezone or "UTC"
         read = read_options(args)
-        return land_each(
-            args.file,
-            lambda path: ingest_file(
-                home,
-                path,
-                cluster=args.cluster,
-                timezone=timezone,
-                delimiter=args.delimiter,
-                read=read,
-            ),
-        )
+        with SurveysAhead(args.file) as surveys:
+            return land_each(
+                args.file,
+                lambda path: ingest_file(
+                    home,
+                    path,
+                    cluster=args.cluster,
+                    timezone=timezone,
+                    delimiter=args.delimiter,
+                    read=read,
+                    surveyed=surveys,
+                ),
+            )
     file_only = read_flags_given(args) + [
         flag
         for flag, value in (("--delimiter", args.delimiter), ("--covers-from", args.covers_from))

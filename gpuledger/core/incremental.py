@@ -224,9 +224,24 @@ def chunks(
     least a day each: what a large window (a fleet month built the first time) is rebuilt
     in, one dbt run each, so a build's memory stays bounded. One piece, `days` itself, when
     it fits."""
+    return cut(days, day_rows(home, days), limit, model)
+
+
+def day_rows(home: Path, days: Window) -> dict[dt.date, float]:
+    """The telemetry rows the window's batches hold per day (read from their Parquet
+    footers): what `cut` cuts by, read once for every model."""
+    return _day_points(home, days.batches)
+
+
+def cut(
+    days: Window,
+    per_day: dict[dt.date, float],
+    limit: int | None = None,
+    model: str | None = None,
+) -> list[Window]:
+    """`chunks` of `days` by the rows `per_day` (day_rows)."""
     limit = limit or int(os.environ.get(CHUNK_VARIABLE, "") or CHUNK_ROWS)
     limit *= CHUNK_SCALE.get(model or "", 1)
-    per_day = _day_points(home, days.batches)
     pieces: list[Window] = []
     start, rows = days.start, 0.0
     day = days.start

@@ -1,5 +1,5 @@
-"""extractors.ahead: items made one ahead in a thread come out in order, an error where it
-happened, and a consumer that stops early stops the producer."""
+"""Work made ahead in threads (extractors.ahead, SacctStream.submit, SurveysAhead): items come
+out in order, an error where it happened, and a consumer that stops early stops the producer."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from extractors.ahead import ahead
+from extractors.filebatch import DEFAULT_READ, SourceFileError
 from extractors.slurm.stream import SacctStream
+from extractors.textfile import SurveysAhead, survey
 from tests.extractors.slurm_samples import TEXT_2205, read
 
 
@@ -81,3 +83,27 @@ def test_chunks_are_given_in_the_order_submitted() -> None:
     with pytest.raises(RuntimeError, match="chunk 1 given out of turn"):
         second()
     assert first().records_read == stream.records_read > 0
+
+
+def test_surveys_made_ahead_equal_surveys_made_in_turn(tmp_path) -> None:
+    paths = []
+    for number in range(3):
+        path = tmp_path / f"sacct-{number}.txt"
+        path.write_bytes(read(TEXT_2205).encode() + f"\n# {number}\n".encode())
+        paths.append(path)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"JobID|JobName\n1|ok\n2|caf\xe9\n")
+    paths.append(bad)
+    paths.append(tmp_path / "missing.txt")
+    options = {"source": "slurm", "options": "cluster=x"}
+    with SurveysAhead(paths) as surveys:
+        got = [surveys(path, DEFAULT_READ, **options) for path in paths[:-1]]
+        with pytest.raises(SourceFileError, match=r"missing\.txt: cannot read"):
+            surveys(paths[-1], DEFAULT_READ, **options)
+        # asked with other options than made ahead: made then, not the one made ahead
+        other = surveys(paths[0], DEFAULT_READ, source="slurm", options="cluster=y")
+    assert got == [survey(path, DEFAULT_READ, **options) for path in paths[:-1]]
+    assert len({found.batch_id for found in got}) == 4
+    assert got[-1].bad_place == (3, 5) and got[-1].bad_byte == 0xE9
+    assert other == survey(paths[0], DEFAULT_READ, source="slurm", options="cluster=y")
+    assert other.batch_id != got[0].batch_id
