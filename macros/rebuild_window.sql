@@ -24,11 +24,17 @@
 {%- endmacro %}
 
 {#- The config of an incremental model rebuilt by whole days of `day_column`: DuckDB deletes
-    the days the run computed and inserts them; Spark overwrites those day partitions. -#}
+    the days of the window and inserts the query's rows (macros/materializations/by_day.sql);
+    Spark overwrites those day partitions (dbt's incremental insert_overwrite). -#}
 {% macro by_day_incremental_config(day_column) -%}
     {%- if target.type == 'spark' -%}
-        {{ return({'incremental_strategy': 'insert_overwrite', 'partition_by': [day_column]}) }}
+        {{ return({
+            'materialized': 'incremental',
+            'incremental_strategy': 'insert_overwrite',
+            'partition_by': [day_column],
+            'on_schema_change': 'fail',
+        }) }}
     {%- else -%}
-        {{ return({'incremental_strategy': 'delete+insert', 'unique_key': day_column}) }}
+        {{ return({'materialized': 'by_day', 'day_column': day_column}) }}
     {%- endif -%}
 {%- endmacro %}

@@ -201,6 +201,6 @@ def test_every_incremental_model_of_the_project_is_registered() -> None:
     found = {
         (node["schema"], node["name"])
         for node in manifest["nodes"].values()
-        if node["resource_type"] == "model" and node["config"]["materialized"] == "incremental"
+        if node["resource_type"] == "model" and node["config"]["materialized"] in ("incremental", "by_day")
     }
     assert found == {(schema, name) for schema, name, _ in incremental.INCREMENTAL_MODELS}

@@ -1,6 +1,4 @@
 {{ config(
-    materialized='incremental',
-    on_schema_change='fail',
     **gpuledger.by_day_incremental_config('sample_day')
 ) }}
 
