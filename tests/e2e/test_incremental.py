@@ -196,11 +196,13 @@ def test_the_late_version_of_a_day_is_the_one_held(histories: dict) -> None:
 
 def test_every_incremental_model_of_the_project_is_registered() -> None:
     """gpuledger.core.incremental knows every incremental model (its days are chosen and
-    recorded there): a model made incremental without it would never be rebuilt by day."""
+    recorded there): a model made incremental without it would never be rebuilt by day.
+    On DuckDB they are materialized `by_day` (macros/materializations/by_day.sql)."""
     manifest = json.loads(prepare_manifest().read_text())
     found = {
         (node["schema"], node["name"])
         for node in manifest["nodes"].values()
-        if node["resource_type"] == "model" and node["config"]["materialized"] in ("incremental", "by_day")
+        if node["resource_type"] == "model"
+        and node["config"]["materialized"] in ("incremental", "by_day")
     }
     assert found == {(schema, name) for schema, name, _ in incremental.INCREMENTAL_MODELS}
