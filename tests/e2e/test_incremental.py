@@ -27,6 +27,7 @@ from benchmarks.fleet import make_fleet
 from benchmarks.formats.inventory import write_inventory
 from benchmarks.policy import write_policy
 from gpuledger.core import incremental
+from gpuledger.core.warehouse import run_dbt
 from orchestration.project import prepare_manifest
 from tests.conftest import run_cli
 
@@ -206,3 +207,35 @@ def test_every_incremental_model_of_the_project_is_registered() -> None:
         and node["config"]["materialized"] in ("incremental", "by_day")
     }
     assert found == {(schema, name) for schema, name, _ in incremental.INCREMENTAL_MODELS}
+
+
+def test_a_rebuilt_day_keeps_no_row_its_evidence_no_longer_gives(
+    histories: dict, tmp_path: Path
+) -> None:
+    """The `by_day` materialization replaces every day of the window, not only the days
+    the query returns: a staging row of a day no landed point covers (as after its batch was
+    taken out) is gone once that day is rebuilt, and the other days are untouched."""
+    home = tmp_path / "home"
+    shutil.copytree(histories["full"], home)
+    table = "staging.stg_prometheus__gpu_activity"
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        con.execute(
+            f"insert into {table} select * replace ("
+            "sampled_at + interval 20 day as sampled_at, sample_day + 20 as sample_day) "
+            f"from {table} where sample_day = date '2026-10-01' limit 5"
+        )
+        (stale,) = con.execute(
+            f"select count(*) from {table} where sample_day = date '2026-10-21'"
+        ).fetchone()
+    assert stale == 5
+    window = "2026-10-21/2026-10-22"
+    run_dbt(
+        home,
+        ["run", "--select", "stg_prometheus__gpu_activity"],
+        {incremental.WINDOW_VARIABLE: window, incremental.CHECKED_VARIABLE: window},
+    )
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        per_day = dict(
+            con.execute(f"select sample_day, count(*) from {table} group by 1").fetchall()
+        )
+    assert per_day == {dt.date(2026, 10, day): 8 * 1440 for day in (1, 2, 3, 4)}
