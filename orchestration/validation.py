@@ -135,38 +135,42 @@ def _chunk_bytes() -> int:
         raise ValueError(f"{CHUNK_BYTES_VARIABLE}={value!r} is not a number of bytes") from None
 
 
-def suite_columns(record: type) -> list[str]:
-    """The columns validating a table of `record` reads: those its suite names and the
-    timestamps its evidence span is taken from (_Span), in the record's order."""
-    expectations = suite_for(record)
-    named = {column for expectation in expectations for column in expectation.columns}
+@functools.cache
+def suite_columns(record: type) -> tuple[str, ...]:
+    """The columns validating a table of `record` reads, in the record's order: those its
+    suite names and its timestamps (the evidence span, _Span; an ordered pair's columns are
+    among them)."""
+    named = {column for expectation in suite_for(record) for column in expectation.columns}
     named |= {f.name for f in record_fields(record) if f.base is dt.datetime}
-    named |= {column for pair in ordered_pairs(record) for column in pair}
-    return [f.name for f in record_fields(record) if f.name in named]
+    return tuple(f.name for f in record_fields(record) if f.name in named)
 
 
-def _chunks(path: Path, columns: list[str] | None = None) -> Iterator[tuple[int, Any]]:
-    """(first row, pandas frame of `columns`, every column when None) for each slice of
-    the table file, at least one (empty). A column the file lacks is left out (GX then
-    reports its expectations failed, as with the whole file)."""
+def read_bytes(file: pq.ParquetFile, columns: Iterable[str]) -> tuple[list[str], int]:
+    """Those of `columns` the file has, and their uncompressed bytes over its row groups."""
+    schema, meta = file.schema_arrow, file.metadata
+    read = [c for c in columns if c in schema.names]
+    size = sum(
+        meta.row_group(g).column(schema.get_field_index(c)).total_uncompressed_size
+        for g in range(meta.num_row_groups)
+        for c in read
+    )
+    return read, size
+
+
+def _chunks(path: Path, columns: Iterable[str]) -> Iterator[tuple[int, Any]]:
+    """(first row, pandas frame of those of `columns` the file has) for each slice of the
+    table file, at least one (empty). A column the file lacks is left out (GX then reports
+    its expectations failed, as with the whole file)."""
     file = pq.ParquetFile(path)
     meta = file.metadata
-    schema = file.schema_arrow
-    read = None if columns is None else [c for c in columns if c in schema.names]
-    indexes = range(len(schema)) if read is None else [schema.get_field_index(c) for c in read]
-    size = sum(
-        meta.row_group(g).column(i).total_uncompressed_size
-        for g in range(meta.num_row_groups)
-        for i in indexes
-    )
+    read, size = read_bytes(file, columns)
     rows = max(int(_chunk_bytes() * meta.num_rows / size), 1) if size else max(meta.num_rows, 1)
     first = 0
     for batch in file.iter_batches(batch_size=rows, columns=read):
         yield first, batch.to_pandas()
         first += batch.num_rows
     if first == 0:
-        empty = schema.empty_table()
-        yield 0, (empty if read is None else empty.select(read)).to_pandas()
+        yield 0, file.schema_arrow.empty_table().select(read).to_pandas()
 
 
 class _Span:

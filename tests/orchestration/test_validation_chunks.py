@@ -16,7 +16,12 @@ import pytest
 
 from extractors.rawstore import batch_files
 from extractors.slurm.records import SlurmJob
-from orchestration.validation import CHUNK_BYTES_VARIABLE, suite_columns, validate_batches
+from orchestration.validation import (
+    CHUNK_BYTES_VARIABLE,
+    read_bytes,
+    suite_columns,
+    validate_batches,
+)
 from tests.conftest import Job, run_cli, write_policy
 from tests.orchestration.conftest import BASE_POLICY
 
@@ -72,14 +77,8 @@ def _validate(source: Path, copy: Path, batch_id: str, chunk_bytes: int, monkeyp
 def _row_bytes(home: Path, batch_id: str) -> float:
     """The bytes of a row in the columns validation reads (suite_columns)."""
     file = pq.ParquetFile(home / "raw" / "slurm_jobs" / f"{batch_id}.parquet")
-    meta, names = file.metadata, file.schema_arrow.names
-    read = [names.index(c) for c in suite_columns(SlurmJob) if c in names]
-    total = sum(
-        meta.row_group(g).column(i).total_uncompressed_size
-        for g in range(meta.num_row_groups)
-        for i in read
-    )
-    return total / meta.num_rows
+    _, size = read_bytes(file, suite_columns(SlurmJob))
+    return size / file.metadata.num_rows
 
 
 def test_slices_give_the_outcome_and_span_of_the_whole_batch(
