@@ -6,7 +6,13 @@
     `true` in a unit test or when no window is named (every day is rebuilt: dbt run by
     hand). The bounds are literals, so a Parquet scan skips the row groups outside them. The
     variable is read only when the model runs, never while dbt parses (a new window is not a
-    project change). -#}
+    project change).
+    On DuckDB a run that rebuilds its window in pieces (the by_day materialization, one piece
+    after another in one dbt run) narrows the bounds to the piece it is building: the piece's
+    first day and the day after its last, in the connection's variables gpuledger_piece_start
+    and gpuledger_piece_end (gpuledger.set_rebuild_piece); without them the window's own
+    bounds hold. Either way the bounds are constants when DuckDB plans the query, so the
+    Parquet row groups outside them are still skipped. -#}
 {% macro rebuild_window(column, before_seconds=0, after_seconds=0) -%}
     {#- a unit test has no relation of its own (`this`): the model is built whole there -#}
     {%- set rebuilding = execute and this is not none -%}
@@ -16,8 +22,16 @@
         {%- set day = modules.datetime.datetime.strptime -%}
         {%- set start = day(parts[0], '%Y-%m-%d') - modules.datetime.timedelta(seconds=before_seconds) -%}
         {%- set end = day(parts[1], '%Y-%m-%d') + modules.datetime.timedelta(seconds=after_seconds) -%}
-        {{ column }} >= cast('{{ start.strftime("%Y-%m-%d %H:%M:%S") }}' as timestamp)
-        and {{ column }} < cast('{{ end.strftime("%Y-%m-%d %H:%M:%S") }}' as timestamp)
+        {%- set lower = "cast('" ~ start.strftime("%Y-%m-%d %H:%M:%S") ~ "' as timestamp)" -%}
+        {%- set upper = "cast('" ~ end.strftime("%Y-%m-%d %H:%M:%S") ~ "' as timestamp)" -%}
+        {%- if target.type == 'duckdb' -%}
+            {%- set lower = "coalesce(cast(getvariable('gpuledger_piece_start') as timestamp) - to_seconds("
+                ~ before_seconds ~ "), " ~ lower ~ ")" -%}
+            {%- set upper = "coalesce(cast(getvariable('gpuledger_piece_end') as timestamp) + to_seconds("
+                ~ after_seconds ~ "), " ~ upper ~ ")" -%}
+        {%- endif -%}
+        {{ column }} >= {{ lower }}
+        and {{ column }} < {{ upper }}
     {%- else -%}
         true
     {%- endif -%}
@@ -36,5 +50,33 @@
         }) }}
     {%- else -%}
         {{ return({'materialized': 'by_day', 'day_column': day_column}) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The pieces the by_day materialization rebuilds `model`'s window in, one after another:
+    [(start, end), ...] of `YYYY-MM-DD` days, from GPULEDGER_REBUILD_PIECES (a JSON object of
+    model name to `start/end` strings, gpuledger.core.incremental.Window.pieces_environment);
+    none when it names no pieces of the model (the window is built in one statement). -#}
+{% macro rebuild_pieces(model_name) -%}
+    {%- set value = env_var('GPULEDGER_REBUILD_PIECES', '') if execute else '' -%}
+    {%- set pieces = [] -%}
+    {%- if value -%}
+        {%- for piece in (fromjson(value) or {}).get(model_name, []) -%}
+            {%- set bounds = piece.split('/') -%}
+            {%- do pieces.append((bounds[0], bounds[1])) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(pieces) }}
+{%- endmacro %}
+
+{#- The statement that makes the connection's next rebuild_window bounds one piece's days
+    (`YYYY-MM-DD` start and end), or, without a piece, the window's own again. -#}
+{% macro set_rebuild_piece(piece=none) -%}
+    {%- if piece is none -%}
+        reset variable gpuledger_piece_start;
+        reset variable gpuledger_piece_end
+    {%- else -%}
+        set variable gpuledger_piece_start = cast('{{ piece[0] }}' as timestamp);
+        set variable gpuledger_piece_end = cast('{{ piece[1] }}' as timestamp)
     {%- endif -%}
 {%- endmacro %}

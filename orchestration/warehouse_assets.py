@@ -127,33 +127,38 @@ def _node(event: Output | AssetCheckResult) -> str:
 def _rebuild_in_pieces(
     context: AssetExecutionContext, home: Path, days: incremental.Window
 ) -> incremental.Window:
-    """A window too large for one run (a fleet month built the first time) is rebuilt a run
-    of days at a time (incremental.chunks) before the build, which then names no day; a
-    window that fits is left to the build. Each model is rebuilt over every piece before the
-    next model starts: a piece of the hourly roll-up reads the samples an hour past its
-    end, which the next piece of staging holds. A model may take more days a run
-    (incremental.CHUNK_SCALE)."""
+    """A window too large to rebuild beside the rest of the build (more telemetry rows than
+    incremental.ALONE_ROWS, or more than one piece: a fleet month built the first time) is
+    rebuilt before it, in one dbt run of the incremental models and their parents: each
+    model's window in runs of days (incremental.chunks) that its by_day materialization
+    replaces one after another, so memory stays bounded and dbt starts once. Each model is
+    rebuilt over every piece before the next model starts (dbt's order: a piece of the hourly
+    roll-up reads the samples an hour past its end, which the next piece of staging holds). A
+    model may take more days a piece (incremental.CHUNK_SCALE). The build then names no day; a
+    window that fits is left to the build."""
     per_day = incremental.day_rows(home, days)  # the batches' footers, read once
-    if len(incremental.cut(days, per_day)) == 1:
-        return days
     models = [name for _, name, _ in incremental.INCREMENTAL_MODELS]
     pieces = {model: incremental.cut(days, per_day, model=model) for model in models}
-    runs = [(model, n, piece) for model in models for n, piece in enumerate(pieces[model])]
-    with progress.task("rebuild telemetry", total=len(runs), unit="runs"):
-        for model, number, piece in runs:
-            context.log.info(f"rebuilding {model}: {piece} ({number + 1} of {len(pieces[model])})")
-            # the first piece builds the model's parents too (a new warehouse has none),
-            # never another incremental model (it would be rebuilt with this piece's days)
-            others = [other for other in models if other != model]
-            select = ["--select", model]
-            if number == 0:
-                select = ["--select", f"+{model}", "--exclude", *others]
-            whole = ["--full-refresh"] if piece.full_refresh and number == 0 else []
-            try:
-                run_dbt(home, ["run", *select, *whole], piece.environment())
-            except BuildError as exc:
-                raise refusal(FAILED, str(exc)) from None
-            progress.advance(done=1, note=f"{model} {piece.start}..{piece.end}")
+    rows = sum(n for day, n in per_day.items() if days.start <= day < days.end)
+    if rows <= incremental.ALONE_ROWS and all(len(cut) == 1 for cut in pieces.values()):
+        return days
+    for model in models:
+        spans = ", ".join(f"{p.start}..{p.end - dt.timedelta(days=1)}" for p in pieces[model])
+        context.log.info(f"rebuilding {model} in {len(pieces[model])} piece(s): {spans}")
+    environment = {**days.environment(), **incremental.pieces_environment(pieces)}
+    select = ["--select", *(f"+{model}" for model in models)]
+    total = sum(len(cut) for cut in pieces.values())
+    with progress.task("rebuild telemetry", total=total, unit="pieces"):
+
+        def on_line(line: str) -> None:
+            if incremental.PIECE_DONE in line:
+                note = line.split(incremental.PIECE_DONE, 1)[1].strip()
+                progress.advance(done=1, note=note)
+
+        try:
+            run_dbt(home, ["run", *select, *days.args()], environment, on_line=on_line)
+        except BuildError as exc:
+            raise refusal(FAILED, str(exc)) from None
     return days.done()
 
 

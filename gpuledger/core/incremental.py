@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
+import json
 import os
 import sys
 from collections.abc import Iterable
@@ -49,6 +50,9 @@ STATE_TABLE = "incremental_built_batches"
 WINDOW_VARIABLE = "GPULEDGER_REBUILD_WINDOW"
 CHECKED_VARIABLE = "GPULEDGER_CHECKED_WINDOW"
 CHUNK_VARIABLE = "GPULEDGER_REBUILD_CHUNK_ROWS"
+PIECES_VARIABLE = "GPULEDGER_REBUILD_PIECES"
+# what the by_day materialization prints as each piece is committed (then: model, days)
+PIECE_DONE = "gpuledger rebuilt piece:"
 # telemetry rows a rebuild takes in one dbt run: about two days of a 4,096-GPU fleet at 60 s
 CHUNK_ROWS = 40_000_000
 # models whose run takes more days than that: the hourly roll-up reads staging's rows (one per
@@ -56,6 +60,11 @@ CHUNK_ROWS = 40_000_000
 # 4,096-GPU fleet stays under the memory limit as a run of 2 days does (32 s, 3.1 GB peak,
 # benchmarks/results.md), and each dbt run saved is its start-up (about 6 s)
 CHUNK_SCALE = {"int_device_activity_hourly": 4}
+# telemetry rows past which a window is rebuilt in a dbt run of its own before the build: in
+# the build the rebuild runs beside other models in the same DuckDB, under the same memory
+# limit, and a day of the 4,096-GPU fleet (17.7M points) ran it out of memory there while
+# alone it takes 3 GB and 10 s (benchmarks/results.md); a day of 1,024 GPUs (4.4M) fits
+ALONE_ROWS = 5_000_000
 # the first day of the daily partitions (orchestration.partitions.FIRST_DAY): the one day a
 # build with nothing new to rebuild names (no evidence is that old, so it is an empty batch)
 EMPTY_DAY = dt.date(2020, 1, 1)
@@ -254,6 +263,17 @@ def cut(
         day += dt.timedelta(days=1)
     pieces.append(dataclasses.replace(days, start=start, end=days.end))
     return pieces
+
+
+def pieces_environment(pieces: dict[str, list[Window]]) -> dict[str, str]:
+    """The variable naming each model's pieces (`start/end` days) to the by_day
+    materialization, which rebuilds them one after another in one dbt run
+    (macros/rebuild_window.sql: rebuild_pieces)."""
+    named = {
+        model: [f"{p.start.isoformat()}/{p.end.isoformat()}" for p in model_pieces]
+        for model, model_pieces in pieces.items()
+    }
+    return {PIECES_VARIABLE: json.dumps(named, sort_keys=True)}
 
 
 def full_window(home: Path) -> Window:

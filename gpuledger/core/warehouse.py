@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,11 +155,15 @@ def dbt_executable() -> str:
 
 
 def run_dbt(
-    home: Path, args: Sequence[str], environment: Mapping[str, str] | None = None
+    home: Path,
+    args: Sequence[str],
+    environment: Mapping[str, str] | None = None,
+    on_line: Callable[[str], None] | None = None,
 ) -> BuildSummary:
     """Run one dbt command against `home` in a subprocess (dbt holds the DuckDB file open
     for its whole process), with `environment` added to its variables; raise BuildError
-    naming each failing node on failure."""
+    naming each failing node on failure. `on_line` is handed each line dbt writes as it
+    writes it (under --quiet: its errors and the models' print() lines)."""
     target = dbt_target(home)
     env = {**os.environ, **dbt_environment(home), **(environment or {})}
     command = [
@@ -178,10 +182,21 @@ def run_dbt(
     (target / "run_results.json").unlink(missing_ok=True)
     seed_partial_parse(target)
     await_warehouse(home)
-    completed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    if completed.returncode != 0:
-        output = (completed.stdout + completed.stderr).strip()
-        raise build_error(args[0], target, output)
+    if on_line is None:
+        completed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        returncode, output = completed.returncode, completed.stdout + completed.stderr
+    else:
+        lines: list[str] = []
+        with subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        ) as child:
+            assert child.stdout is not None
+            for line in child.stdout:
+                lines.append(line)
+                on_line(line.rstrip("\n"))
+        returncode, output = child.returncode, "".join(lines)
+    if returncode != 0:
+        raise build_error(args[0], target, output.strip())
     return summarize(target)
 
 

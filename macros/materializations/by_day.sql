@@ -8,7 +8,11 @@
     after it was built) keeps no stale rows. The first run, and a full refresh, create the
     table from the query. The rows are inserted by column name: a query whose columns no longer
     match the table's fails the run (as on_schema_change='fail' does), and a changed model
-    rebuilds everything anyway (gpuledger.core.incremental.FINGERPRINT). -#}
+    rebuilds everything anyway (gpuledger.core.incremental.FINGERPRINT).
+    A window too large for one statement (a fleet month built the first time) comes with its
+    pieces (gpuledger.rebuild_pieces): each piece's days are replaced in a transaction of their
+    own, one after another in this one run (dbt starts once, not once a piece), the first of a
+    new table creating it. -#}
 {% materialization by_day, adapter='duckdb' %}
     {%- set day_column = config.require('day_column') -%}
     {%- set existing_relation = load_cached_relation(this) -%}
@@ -22,19 +26,29 @@
         {% do adapter.drop_relation(existing_relation) %}
     {%- endif %}
 
+    {%- set pieces = gpuledger.rebuild_pieces(this.identifier) -%}
+    {%- for piece in pieces[:-1] -%}
+        {% call statement('piece_' ~ loop.index) -%}
+            {{ gpuledger.set_rebuild_piece(piece) }};
+            {{ gpuledger.by_day_replace(target_relation, day_column, compiled_code, rebuild_whole and loop.first) }}
+        {%- endcall %}
+        {% do adapter.commit() %}
+        {{ print('gpuledger rebuilt piece: ' ~ this.identifier ~ ' ' ~ piece[0] ~ '/' ~ piece[1]) }}
+    {%- endfor %}
+
     {% call statement('main') -%}
-        {%- if rebuild_whole -%}
-            {{ create_table_as(False, target_relation, compiled_code) }}
-        {%- else -%}
-            delete from {{ target_relation }}
-            where {{ gpuledger.rebuild_window(day_column) }};
-            insert into {{ target_relation }} by name
-            select * from (
-                {{ compiled_code }}
-            ) as rebuilt_days
-        {%- endif -%}
+        {%- if pieces -%}
+            {{ gpuledger.set_rebuild_piece(pieces[-1]) }};
+        {%- endif %}
+        {{ gpuledger.by_day_replace(target_relation, day_column, compiled_code, rebuild_whole and pieces | length < 2) }}
+        {%- if pieces -%};
+            {{ gpuledger.set_rebuild_piece() }}
+        {%- endif %}
     {%- endcall %}
 
+    {%- if pieces -%}
+        {{ print('gpuledger rebuilt piece: ' ~ this.identifier ~ ' ' ~ pieces[-1][0] ~ '/' ~ pieces[-1][1]) }}
+    {%- endif %}
     {% do persist_docs(target_relation, model) %}
     {{ run_hooks(post_hooks, inside_transaction=True) }}
     {% do adapter.commit() %}
@@ -42,3 +56,18 @@
 
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
+
+{#- The statement replacing the rebuilt days of `relation` by the model's rows (`create`: the
+    table is new, made from them). -#}
+{% macro by_day_replace(relation, day_column, sql, create) -%}
+    {%- if create -%}
+        {{ create_table_as(False, relation, sql) }}
+    {%- else -%}
+        delete from {{ relation }}
+        where {{ gpuledger.rebuild_window(day_column) }};
+        insert into {{ relation }} by name
+        select * from (
+            {{ sql }}
+        ) as rebuilt_days
+    {%- endif -%}
+{%- endmacro %}
