@@ -135,13 +135,11 @@ def _rebuild_in_pieces(
     rebuilt over every piece before the next model starts (dbt's order: a piece of the hourly
     roll-up reads the samples an hour past its end, which the next piece of staging holds). A
     model may take more days a piece (incremental.CHUNK_SCALE). The build then names no day; a
-    window that fits is left to the build."""
-    per_day = incremental.day_rows(home, days)  # the batches' footers, read once
-    models = [name for _, name, _ in incremental.INCREMENTAL_MODELS]
-    pieces = {model: incremental.cut(days, per_day, model=model) for model in models}
-    rows = sum(n for day, n in per_day.items() if days.start <= day < days.end)
-    if rows <= incremental.ALONE_ROWS and all(len(cut) == 1 for cut in pieces.values()):
+    window that fits is left to the build (incremental.plan)."""
+    pieces = incremental.plan(days, incremental.day_rows(home, days))
+    if pieces is None:
         return days
+    models = list(pieces)
     for model in models:
         spans = ", ".join(f"{p.start}..{p.end - dt.timedelta(days=1)}" for p in pieces[model])
         context.log.info(f"rebuilding {model} in {len(pieces[model])} piece(s): {spans}")

@@ -67,3 +67,29 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
         incremental.CHECKED_VARIABLE: "2026-09-30/2026-10-08",
     }
     assert done.args() == []
+
+
+def test_a_window_too_large_to_share_the_build_is_rebuilt_alone_in_pieces(
+    tmp_path: Path,
+) -> None:
+    """A day of a large fleet (more rows than ALONE_ROWS) is rebuilt in a run of its own
+    before the build, even in one piece; a small one is left to the build; the pieces reach
+    the materialization as JSON of model to `start/end` days."""
+    hours = [dt.datetime(2026, 10, 1) + dt.timedelta(hours=h) for h in range(24 * 3)]
+    for number, day in enumerate(range(0, len(hours), 24)):
+        _land(tmp_path, f"d{number}", "prometheus_points", hours[day : day + 24])
+    days = incremental.window(tmp_path)
+    per_day = incremental.day_rows(tmp_path, days)
+    assert sum(per_day.values()) == 72
+    assert incremental.plan(days, per_day, alone_rows=72) is None
+    alone = incremental.plan(days, per_day, alone_rows=71)
+    assert alone is not None
+    assert {model: len(pieces) for model, pieces in alone.items()} == {
+        "stg_prometheus__gpu_activity": 1, "int_device_activity_hourly": 1,
+    }  # fmt: skip
+    assert incremental.ALONE_ROWS < 17_701_915  # a day of the 4,096-GPU benchmark fleet
+    cut = {"stg_prometheus__gpu_activity": incremental.cut(days, per_day, limit=30)}
+    assert incremental.pieces_environment(cut) == {
+        incremental.PIECES_VARIABLE: '{"stg_prometheus__gpu_activity": '
+        '["2026-09-30/2026-10-02", "2026-10-02/2026-10-03", "2026-10-03/2026-10-05"]}'
+    }

@@ -231,8 +231,8 @@ def chunks(
     """`days` cut into runs of consecutive days of at most `limit` telemetry rows each
     (GPULEDGER_REBUILD_CHUNK_ROWS, default CHUNK_ROWS; times CHUNK_SCALE for `model`), at
     least a day each: what a large window (a fleet month built the first time) is rebuilt
-    in, one dbt run each, so a build's memory stays bounded. One piece, `days` itself, when
-    it fits."""
+    in, one piece after another (the by_day materialization), so a build's memory stays
+    bounded. One piece, `days` itself, when it fits."""
     return cut(days, day_rows(home, days), limit, model)
 
 
@@ -262,6 +262,22 @@ def cut(
         rows += here
         day += dt.timedelta(days=1)
     pieces.append(dataclasses.replace(days, start=start, end=days.end))
+    return pieces
+
+
+def plan(
+    days: Window, per_day: dict[dt.date, float], alone_rows: int | None = None
+) -> dict[str, list[Window]] | None:
+    """The pieces each incremental model rebuilds `days` in (`cut` of `per_day`, day_rows)
+    when they are rebuilt in a dbt run of their own before the build: a window of more
+    telemetry rows than `alone_rows` (ALONE_ROWS) or of more than one piece. None: the build
+    rebuilds the window beside the other models."""
+    alone_rows = ALONE_ROWS if alone_rows is None else alone_rows
+    models = [name for _, name, _ in INCREMENTAL_MODELS]
+    pieces = {model: cut(days, per_day, model=model) for model in models}
+    rows = sum(n for day, n in per_day.items() if days.start <= day < days.end)
+    if rows <= alone_rows and all(len(model_pieces) == 1 for model_pieces in pieces.values()):
+        return None
     return pieces
 
 
