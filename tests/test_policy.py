@@ -347,6 +347,17 @@ VM = "4d7e2f10-8c3a-4b6e-9f21-6a5c0e3b7d19"
             r"3g.40gb, 4g.40gb, 7g.80gb\)",
         ),
         (
+            {
+                "partition_weights": [
+                    "mig,NVIDIA H200,3g.71gb,0.428571",
+                    "mig,NVIDIA H200,1g.20gb,0.142857",
+                ]
+            },
+            r"partition_weights.csv:3: field profile: '1g.20gb' is not a MIG profile of NVIDIA "
+            r"H200 \(seeds/mig_profiles.csv: 1g.18gb, 1g.18gb\+me, 1g.35gb, 2g.35gb, 3g.71gb, "
+            r"4g.71gb, 7g.141gb\)",
+        ),
+        (
             {"settings": ["charging_model,allocation_rate", "charging_model,cost_pool"]},
             r"settings.csv:3: field key: 'charging_model' is already on line 2",
         ),

@@ -149,3 +149,39 @@ def test_blank_lines_are_not_records() -> None:
     result = parse_nvml_jsonl("\n" + LINES[1] + "\n\n\r\n")
     assert (result.records_read, len(result.rejected)) == (1, 0)
     assert result.tables[SAMPLES_TABLE][0].source_line == 2
+
+
+# --- the capture of a real GPU (an H200; fixtures/nvml/SOURCES.md) ------------------------
+
+REAL = FIXTURES / "nvml" / "h200-real.jsonl"
+H200_UUID = "GPU-081ea5c7-d333-96f2-9ff8-9ad4c8d25369"
+
+
+def test_a_real_gpu_capture_parses_in_nvml_units() -> None:
+    result = parse_nvml_jsonl(REAL.read_text())
+    assert (result.records_read, result.rejected) == (71, [])
+    devices = result.tables[DEVICES_TABLE]
+    assert len(devices) == 4  # described again at the start of each of the four chunks
+    assert {(d.device_uuid, d.gpu_name, d.device_kind) for d in devices} == {
+        (H200_UUID, "NVIDIA H200", "gpu")
+    }
+    samples = result.tables[SAMPLES_TABLE]
+    assert len(samples) == 40 and not any(s.error for s in samples)
+    assert all(77_000 <= s.power_mw <= 346_000 for s in samples)  # milliwatts, idle to load
+    energy = [s.energy_mj for s in samples]
+    assert energy == sorted(energy) and energy[-1] - energy[0] == 9_311_930
+    busy = [s.utilization_gpu_percent for s in samples if s.process_count]
+    assert (len(busy), max(busy), sum(busy)) == (27, 68, 641)
+    processes = result.tables[PROCESSES_TABLE]
+    assert len(processes) == 27 and {(p.pid, p.owner_kind) for p in processes} == {(560, "other")}
+    first = processes[0]
+    assert first.sm_util_percent is None
+    assert json.loads(first.null_reasons) == {"sm_util_percent": "not_found"}
+    assert [p.sm_util_percent for p in processes[1:4]] == [21.0, 29.0, 21.0]
+
+
+def test_a_real_gpu_capture_lands_whole(home: Path) -> None:
+    landed = run_cli(home, None, "ingest", "nvml", "--file", str(REAL))
+    assert landed.exit_code == 0
+    assert "read 71, landed 71, quarantined 0" in landed.stdout
+    assert "nvml_devices 4, nvml_processes 27, nvml_samples 40" in landed.stdout
