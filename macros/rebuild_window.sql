@@ -9,9 +9,9 @@
     project change).
     On DuckDB a run that rebuilds its window in pieces (the by_day materialization, one piece
     after another in one dbt run) narrows the bounds to the piece it is building: the piece's
-    first day and the day after its last, in the connection's variables gpuledger_piece_start
-    and gpuledger_piece_end (gpuledger.set_rebuild_piece); without them the window's own
-    bounds hold. Either way the bounds are constants when DuckDB plans the query, so the
+    start and end (midnights, or whole hours of a day cut in parts), in the connection's
+    variables gpuledger_piece_start and gpuledger_piece_end (gpuledger.set_rebuild_piece);
+    without them the window's own bounds hold. Either way the bounds are constants when DuckDB plans the query, so the
     Parquet row groups outside them are still skipped. -#}
 {% macro rebuild_window(column, before_seconds=0, after_seconds=0) -%}
     {#- a unit test has no relation of its own (`this`): the model is built whole there -#}
@@ -54,8 +54,9 @@
 {%- endmacro %}
 
 {#- The pieces the by_day materialization rebuilds `model`'s window in, one after another:
-    [(start, end), ...] of `YYYY-MM-DD` days, from GPULEDGER_REBUILD_PIECES (a JSON object of
-    model name to `start/end` strings, gpuledger.core.incremental.Window.pieces_environment);
+    [(start, end), ...] of `YYYY-MM-DD` days or `YYYY-MM-DDTHH:MM:SS` instants, from
+    GPULEDGER_REBUILD_PIECES (a JSON object of model name to `start/end` strings,
+    gpuledger.core.incremental.pieces_environment);
     none when it names no pieces of the model (the window is built in one statement). -#}
 {% macro rebuild_pieces(model_name) -%}
     {%- set value = env_var('GPULEDGER_REBUILD_PIECES', '') if execute else '' -%}
@@ -69,8 +70,9 @@
     {{ return(pieces) }}
 {%- endmacro %}
 
-{#- The statement that makes the connection's next rebuild_window bounds one piece's days
-    (`YYYY-MM-DD` start and end), or, without a piece, the window's own again. -#}
+{#- The statement that makes the connection's next rebuild_window bounds one piece's start
+    and end (`YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS`), or, without a piece, the window's own
+    again. -#}
 {% macro set_rebuild_piece(piece=none) -%}
     {%- if piece is none -%}
         reset variable gpuledger_piece_start;

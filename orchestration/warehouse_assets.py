@@ -130,18 +130,18 @@ def _rebuild_in_pieces(
     """A window too large to rebuild beside the rest of the build (more telemetry rows than
     incremental.ALONE_ROWS, or more than one piece: a fleet month built the first time) is
     rebuilt before it, in one dbt run of the incremental models and their parents: each
-    model's window in runs of days (incremental.chunks) that its by_day materialization
-    replaces one after another, so memory stays bounded and dbt starts once. Each model is
-    rebuilt over every piece before the next model starts (dbt's order: a piece of the hourly
-    roll-up reads the samples an hour past its end, which the next piece of staging holds). A
-    model may take more days a piece (incremental.CHUNK_SCALE). The build then names no day; a
-    window that fits is left to the build (incremental.plan)."""
+    model's window in pieces of whole days or hours (incremental.chunks) that its by_day
+    materialization replaces one after another, so memory stays bounded and dbt starts once.
+    Each model is rebuilt over every piece before the next model starts (dbt's order: a piece
+    of the hourly roll-up reads the samples an hour past its end, which the next piece of
+    staging holds). A model may take more rows a piece (incremental.CHUNK_SCALE). The build
+    then names no day; a window that fits is left to the build (incremental.plan)."""
     pieces = incremental.plan(days, incremental.day_rows(home, days))
     if pieces is None:
         return days
     models = list(pieces)
     for model in models:
-        spans = ", ".join(f"{p.start}..{p.end - dt.timedelta(days=1)}" for p in pieces[model])
+        spans = ", ".join(str(piece) for piece in pieces[model])
         context.log.info(f"rebuilding {model} in {len(pieces[model])} piece(s): {spans}")
     environment = {**days.environment(), **incremental.pieces_environment(pieces)}
     select = ["--select", *(f"+{model}" for model in models)]

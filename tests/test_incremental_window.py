@@ -53,13 +53,26 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
     days = incremental.window(tmp_path)
     pieces = incremental.chunks(tmp_path, days, limit=50)
     assert [(p.start.day, p.end.day) for p in pieces] == [(30, 3), (3, 5), (5, 8)]
-    assert incremental.chunks(tmp_path, days, limit=10_000) == [days]
-    # the hourly roll-up takes CHUNK_SCALE times the rows a run: 20 a piece is one day of
-    # staging (24 rows a day, at least a day each), 80 up to three of the roll-up
-    assert incremental.CHUNK_SCALE["int_device_activity_hourly"] == 4
-    daily = incremental.chunks(tmp_path, days, limit=20, model="stg_prometheus__gpu_activity")
-    assert len(daily) == 8
-    hourly = incremental.chunks(tmp_path, days, limit=20, model="int_device_activity_hourly")
+    assert {p.start.time() for p in pieces} == {dt.time()}  # runs of whole days
+    whole = incremental.chunks(tmp_path, days, limit=10_000)
+    assert [str(p) for p in whole] == ["2026-09-30/2026-10-08"]
+    # a day of more rows than the limit is cut into pieces of whole hours: 24 rows a day,
+    # 10 a piece, so three of 8 hours; the days without rows around them are runs of days
+    hours = incremental.chunks(tmp_path, days, limit=10)
+    assert [str(p) for p in hours[:4]] == [
+        "2026-09-30/2026-10-01",
+        "2026-10-01/2026-10-01T08:00:00",
+        "2026-10-01T08:00:00/2026-10-01T16:00:00",
+        "2026-10-01T16:00:00/2026-10-02",
+    ]
+    assert len(hours) == 2 + 6 * 3 and hours[-1].end == dt.datetime(2026, 10, 8)
+    assert [p.start for p in hours[1:]] == [p.end for p in hours[:-1]]
+    # the hourly roll-up takes CHUNK_SCALE times the rows a piece: 5 a piece is a quarter of
+    # a day of staging (6 hours), 80 up to three days of rows of the roll-up
+    assert incremental.CHUNK_SCALE["int_device_activity_hourly"] == 16
+    daily = incremental.chunks(tmp_path, days, limit=5, model="stg_prometheus__gpu_activity")
+    assert len(daily) == 2 + 6 * 5  # 24 rows over 5 a piece: five pieces of 4 or 5 hours
+    hourly = incremental.chunks(tmp_path, days, limit=5, model="int_device_activity_hourly")
     assert [(p.start.day, p.end.day) for p in hourly] == [(30, 4), (4, 8)]
     done = days.done()
     assert done.environment() == {

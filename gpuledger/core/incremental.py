@@ -21,7 +21,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
+import itertools
 import json
+import math
 import os
 import sys
 from collections.abc import Iterable
@@ -53,13 +55,18 @@ CHUNK_VARIABLE = "GPULEDGER_REBUILD_CHUNK_ROWS"
 PIECES_VARIABLE = "GPULEDGER_REBUILD_PIECES"
 # what the by_day materialization prints as each piece is committed (then: model, days)
 PIECE_DONE = "gpuledger rebuilt piece:"
-# telemetry rows a rebuild takes in one dbt run: about two days of a 4,096-GPU fleet at 60 s
-CHUNK_ROWS = 40_000_000
-# models whose run takes more days than that: the hourly roll-up reads staging's rows (one per
-# device and time, not one per metric) and keeps one per hour, so a run of 8 days of the
-# 4,096-GPU fleet stays under the memory limit as a run of 2 days does (32 s, 3.1 GB peak,
-# benchmarks/results.md), and each dbt run saved is its start-up (about 6 s)
-CHUNK_SCALE = {"int_device_activity_hourly": 4}
+# telemetry rows (points) a rebuild takes in one piece (of a dbt run): staging groups a piece's
+# points by device and time under the 3 GB memory limit, and past about 3M groups (9M points
+# of three metrics) that group-by spills and costs three times as much per row: 1,024 GPUs of
+# the benchmark, 4.4M points a day, took 2.0 s for one day, 4.2 s for two, 10.3-12.6 s for
+# four (benchmarks/results.md, "Staging pieces"); a day of more points than this is cut into
+# pieces of whole hours, so a day of 4,096 GPUs (17.7M points) is two pieces of 12 hours
+CHUNK_ROWS = 9_000_000
+# models whose piece takes more rows than that: the hourly roll-up reads staging's rows (one
+# per device and time, not one per metric) and keeps one per hour, so a piece of 8 days of the
+# 4,096-GPU fleet stays under the memory limit as a piece of 2 days does (32 s, 3.1 GB peak,
+# benchmarks/results.md)
+CHUNK_SCALE = {"int_device_activity_hourly": 16}
 # telemetry rows past which a window is rebuilt in a dbt run of its own before the build: in
 # the build the rebuild runs beside other models in the same DuckDB, under the same memory
 # limit, and a day of the 4,096-GPU fleet (17.7M points) ran it out of memory there while
@@ -225,14 +232,35 @@ def _day_points(home: Path, batches: Iterable[str]) -> dict[dt.date, float]:
     return found
 
 
+@dataclass(frozen=True)
+class Piece:
+    """A part [start, end) of a window that the by_day materialization rebuilds in one
+    statement: runs of whole days, or whole hours of a day too large for one piece."""
+
+    start: dt.datetime
+    end: dt.datetime
+
+    def __str__(self) -> str:
+        return f"{_stamp(self.start)}/{_stamp(self.end)}"
+
+
+def _stamp(instant: dt.datetime) -> str:
+    """`2026-10-01` at midnight, else `2026-10-01T12:00:00`."""
+    return instant.date().isoformat() if instant.time() == dt.time() else instant.isoformat()
+
+
+def _midnight(day: dt.date) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time())
+
+
 def chunks(
     home: Path, days: Window, limit: int | None = None, model: str | None = None
-) -> list[Window]:
-    """`days` cut into runs of consecutive days of at most `limit` telemetry rows each
-    (GPULEDGER_REBUILD_CHUNK_ROWS, default CHUNK_ROWS; times CHUNK_SCALE for `model`), at
-    least a day each: what a large window (a fleet month built the first time) is rebuilt
-    in, one piece after another (the by_day materialization), so a build's memory stays
-    bounded. One piece, `days` itself, when it fits."""
+) -> list[Piece]:
+    """`days` cut into pieces of at most `limit` telemetry rows each
+    (GPULEDGER_REBUILD_CHUNK_ROWS, default CHUNK_ROWS; times CHUNK_SCALE for `model`): what a
+    large window (a fleet month built the first time) is rebuilt in, one piece after another
+    (the by_day materialization), so a build's memory stays bounded. One piece, the whole
+    window, when it fits."""
     return cut(days, day_rows(home, days), limit, model)
 
 
@@ -247,27 +275,37 @@ def cut(
     per_day: dict[dt.date, float],
     limit: int | None = None,
     model: str | None = None,
-) -> list[Window]:
-    """`chunks` of `days` by the rows `per_day` (day_rows)."""
+) -> list[Piece]:
+    """`chunks` of `days` by the rows `per_day` (day_rows): consecutive days while their rows
+    fit the limit; a day of more rows than the limit alone, in as many pieces of whole hours
+    as it takes (its rows taken as spread evenly over its hours, at most 24 pieces)."""
     limit = limit or int(os.environ.get(CHUNK_VARIABLE, "") or CHUNK_ROWS)
     limit *= CHUNK_SCALE.get(model or "", 1)
-    pieces: list[Window] = []
-    start, rows = days.start, 0.0
+    pieces: list[Piece] = []
+    start, rows = _midnight(days.start), 0.0
     day = days.start
     while day < days.end:
         here = per_day.get(day, 0.0)
-        if day > start and rows + here > limit:
-            pieces.append(dataclasses.replace(days, start=start, end=day))
-            start, rows = day, 0.0
-        rows += here
+        midnight = _midnight(day)
+        if midnight > start and rows + here > limit:
+            pieces.append(Piece(start, midnight))
+            start, rows = midnight, 0.0
+        if here > limit:
+            parts = min(24, math.ceil(here / limit))
+            bounds = [midnight + dt.timedelta(hours=24 * n // parts) for n in range(parts + 1)]
+            pieces += [Piece(a, b) for a, b in itertools.pairwise(bounds)]
+            start, rows = bounds[-1], 0.0
+        else:
+            rows += here
         day += dt.timedelta(days=1)
-    pieces.append(dataclasses.replace(days, start=start, end=days.end))
+    if start < _midnight(days.end):
+        pieces.append(Piece(start, _midnight(days.end)))
     return pieces
 
 
 def plan(
     days: Window, per_day: dict[dt.date, float], alone_rows: int | None = None
-) -> dict[str, list[Window]] | None:
+) -> dict[str, list[Piece]] | None:
     """The pieces each incremental model rebuilds `days` in (`cut` of `per_day`, day_rows)
     when they are rebuilt in a dbt run of their own before the build: a window of more
     telemetry rows than `alone_rows` (ALONE_ROWS) or of more than one piece. None: the build
@@ -281,14 +319,11 @@ def plan(
     return pieces
 
 
-def pieces_environment(pieces: dict[str, list[Window]]) -> dict[str, str]:
-    """The variable naming each model's pieces (`start/end` days) to the by_day
+def pieces_environment(pieces: dict[str, list[Piece]]) -> dict[str, str]:
+    """The variable naming each model's pieces (`start/end`, days or instants) to the by_day
     materialization, which rebuilds them one after another in one dbt run
     (macros/rebuild_window.sql: rebuild_pieces)."""
-    named = {
-        model: [f"{p.start.isoformat()}/{p.end.isoformat()}" for p in model_pieces]
-        for model, model_pieces in pieces.items()
-    }
+    named = {model: [str(p) for p in model_pieces] for model, model_pieces in pieces.items()}
     return {PIECES_VARIABLE: json.dumps(named, sort_keys=True)}
 
 

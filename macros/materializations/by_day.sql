@@ -12,7 +12,10 @@
     A window too large for one statement (a fleet month built the first time) comes with its
     pieces (gpuledger.rebuild_pieces): each piece's days are replaced in a transaction of their
     own, one after another in this one run (dbt starts once, not once a piece), the first of a
-    new table creating it. -#}
+    new table creating it. A day too large for one piece comes in pieces of whole hours, in
+    order: the piece that holds the day's midnight deletes the whole day (its day column, a
+    date, is within that piece's bounds) and inserts its hours; the day's later pieces delete
+    nothing and insert theirs, so the day is still replaced whole. -#}
 {% materialization by_day, adapter='duckdb' %}
     {%- set day_column = config.require('day_column') -%}
     {%- set existing_relation = load_cached_relation(this) -%}
