@@ -78,10 +78,19 @@ def row(result: Result, date: dt.date, commit: str, machine: str) -> str:
 
 
 def append_row(path: Path, result: Result, date: dt.date, commit: str, machine: str) -> str:
-    """Append the run's row to `path` (written with its header when new); returns it."""
+    """Add the run's row to the rows table of `path`, after its last row (the file is
+    written with its header when new; a file whose table is gone gets the row at its end, as
+    prose may follow the table); returns it."""
     line = row(result, date, commit, machine)
     if not path.exists():
         path.write_text(HEADER)
-    with path.open("a") as out:
-        out.write(line + "\n")
+    lines = path.read_text().splitlines()
+    header = f"| {' | '.join(COLUMNS)} |"
+    at = len(lines)
+    if header in lines:
+        at = lines.index(header) + 1
+        while at < len(lines) and lines[at].startswith("|"):
+            at += 1
+    lines.insert(at, line)
+    path.write_text("\n".join(lines) + "\n")
     return line
