@@ -67,13 +67,16 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
     ]
     assert len(hours) == 2 + 6 * 3 and hours[-1].end == dt.datetime(2026, 10, 8)
     assert [p.start for p in hours[1:]] == [p.end for p in hours[:-1]]
-    # the hourly roll-up takes CHUNK_SCALE times the rows a piece: 5 a piece is a quarter of
-    # a day of staging (6 hours), 80 up to three days of rows of the roll-up
-    assert incremental.CHUNK_SCALE["int_device_activity_hourly"] == 16
+    # the hourly roll-up takes CHUNK_SCALE times the rows a piece: 5 a piece is a fifth of a
+    # day of staging (pieces of 4 or 5 hours), 20 less than a day of the roll-up (pieces of
+    # 12 hours), 60 up to two days with rows
+    assert incremental.CHUNK_SCALE["int_device_activity_hourly"] == 4
     daily = incremental.chunks(tmp_path, days, limit=5, model="stg_prometheus__gpu_activity")
-    assert len(daily) == 2 + 6 * 5  # 24 rows over 5 a piece: five pieces of 4 or 5 hours
+    assert len(daily) == 2 + 6 * 5
     hourly = incremental.chunks(tmp_path, days, limit=5, model="int_device_activity_hourly")
-    assert [(p.start.day, p.end.day) for p in hourly] == [(30, 4), (4, 8)]
+    assert len(hourly) == 2 + 6 * 2 and str(hourly[1]) == "2026-10-01/2026-10-01T12:00:00"
+    hourly = incremental.chunks(tmp_path, days, limit=15, model="int_device_activity_hourly")
+    assert [(p.start.day, p.end.day) for p in hourly] == [(30, 3), (3, 5), (5, 8)]
     done = days.done()
     assert done.environment() == {
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",

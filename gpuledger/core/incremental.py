@@ -63,10 +63,10 @@ PIECE_DONE = "gpuledger rebuilt piece:"
 # pieces of whole hours, so a day of 4,096 GPUs (17.7M points) is two pieces of 12 hours
 CHUNK_ROWS = 9_000_000
 # models whose piece takes more rows than that: the hourly roll-up reads staging's rows (one
-# per device and time, not one per metric) and keeps one per hour, so a piece of 8 days of the
-# 4,096-GPU fleet stays under the memory limit as a piece of 2 days does (32 s, 3.1 GB peak,
-# benchmarks/results.md)
-CHUNK_SCALE = {"int_device_activity_hourly": 16}
+# per device and time, not one per metric) and keeps one per hour; over the 4,096-GPU fleet a
+# piece of 2 days (36M points) costs it 2.6 s a day, one of 8 days 3.3 s a day and one day
+# alone 2.8 s (benchmarks/results.md, "Staging pieces")
+CHUNK_SCALE = {"int_device_activity_hourly": 4}
 # telemetry rows past which a window is rebuilt in a dbt run of its own before the build: in
 # the build the rebuild runs beside other models in the same DuckDB, under the same memory
 # limit, and a day of the 4,096-GPU fleet (17.7M points) ran it out of memory there while
