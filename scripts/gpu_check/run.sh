@@ -19,7 +19,7 @@ fi
 export PYTHONPATH=${PYTHONPATH:+$PYTHONPATH:}$PWD PYTHONUNBUFFERED=1
 {
     nvidia-smi
-    nvidia-smi -q -d MIG,UTILIZATION,POWER,MEMORY
+    nvidia-smi -q
     which dcgmi nv-hostengine dcgm-exporter
     python3 -c "import sys, pynvml, pyarrow, numpy, duckdb; print(sys.version, pyarrow.__version__, numpy.__version__, duckdb.__version__)"
 } >"$out/smi.txt" 2>&1
