@@ -11,8 +11,8 @@
     after another in one dbt run) narrows the bounds to the piece it is building: the piece's
     start and end (midnights, or whole hours of a day cut in parts), in the connection's
     variables gpuledger_piece_start and gpuledger_piece_end (gpuledger.set_rebuild_piece);
-    without them the window's own bounds hold. Either way the bounds are constants when DuckDB plans the query, so the
-    Parquet row groups outside them are still skipped. -#}
+    without them the window's own bounds hold. Either way the bounds are constants when
+    DuckDB plans the query, so the Parquet row groups outside them are still skipped. -#}
 {% macro rebuild_window(column, before_seconds=0, after_seconds=0) -%}
     {#- a unit test has no relation of its own (`this`): the model is built whole there -#}
     {%- set rebuilding = execute and this is not none -%}

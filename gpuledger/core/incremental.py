@@ -53,7 +53,7 @@ WINDOW_VARIABLE = "GPULEDGER_REBUILD_WINDOW"
 CHECKED_VARIABLE = "GPULEDGER_CHECKED_WINDOW"
 CHUNK_VARIABLE = "GPULEDGER_REBUILD_CHUNK_ROWS"
 PIECES_VARIABLE = "GPULEDGER_REBUILD_PIECES"
-# what the by_day materialization prints as each piece is committed (then: model, days)
+# what the by_day materialization prints as each piece is committed (then: model, piece)
 PIECE_DONE = "gpuledger rebuilt piece:"
 # telemetry rows (points) a rebuild takes in one piece (of a dbt run): staging groups a piece's
 # points by device and time under the 3 GB memory limit, and past about 3M groups (9M points
@@ -282,7 +282,7 @@ def cut(
     limit = limit or int(os.environ.get(CHUNK_VARIABLE, "") or CHUNK_ROWS)
     limit *= CHUNK_SCALE.get(model or "", 1)
     pieces: list[Piece] = []
-    start, rows = _midnight(days.start), 0.0
+    start, rows, end = _midnight(days.start), 0.0, _midnight(days.end)
     day = days.start
     while day < days.end:
         here = per_day.get(day, 0.0)
@@ -298,8 +298,8 @@ def cut(
         else:
             rows += here
         day += dt.timedelta(days=1)
-    if start < _midnight(days.end):
-        pieces.append(Piece(start, _midnight(days.end)))
+    if start < end:
+        pieces.append(Piece(start, end))
     return pieces
 
 
