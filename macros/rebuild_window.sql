@@ -1,6 +1,9 @@
 {#- A predicate keeping the rows of `column` an incremental model's run rebuilds: the days
     [start, end) the build runner names in GPULEDGER_REBUILD_WINDOW (`YYYY-MM-DD/YYYY-MM-DD`,
-    gpuledger.core.incremental), widened by `before_seconds` and `after_seconds` for a model
+    gpuledger.core.incremental), or the model's own where GPULEDGER_REBUILD_MODEL_WINDOWS
+    names fewer for it (`model=YYYY-MM-DD/YYYY-MM-DD,...`: staging rebuilds only the days of
+    the new samples, the roll-up the hours they reach too), widened by `before_seconds` and
+    `after_seconds` for a model
     that reads its input with a halo (neighbouring samples, an interval that runs into the
     next hour). A full refresh names every day (or, rebuilt in pieces, its first piece's).
     `true` in a unit test or when no window is named (every day is rebuilt: dbt run by
@@ -16,7 +19,7 @@
 {% macro rebuild_window(column, before_seconds=0, after_seconds=0) -%}
     {#- a unit test has no relation of its own (`this`): the model is built whole there -#}
     {%- set rebuilding = execute and this is not none -%}
-    {%- set value = env_var('GPULEDGER_REBUILD_WINDOW', '') if rebuilding else '' -%}
+    {%- set value = gpuledger.rebuild_days_of(this.identifier) if rebuilding else '' -%}
     {%- if value and '/' in value -%}
         {%- set parts = value.split('/') -%}
         {%- set day = modules.datetime.datetime.strptime -%}
@@ -35,6 +38,19 @@
     {%- else -%}
         true
     {%- endif -%}
+{%- endmacro %}
+
+{#- The days (`YYYY-MM-DD/YYYY-MM-DD`) the run rebuilds of `model_name`: its own
+    (GPULEDGER_REBUILD_MODEL_WINDOWS), else the window's (GPULEDGER_REBUILD_WINDOW); '' when
+    none is named. -#}
+{% macro rebuild_days_of(model_name) -%}
+    {%- set found = [env_var('GPULEDGER_REBUILD_WINDOW', '')] -%}
+    {%- for entry in env_var('GPULEDGER_REBUILD_MODEL_WINDOWS', '').split(',') -%}
+        {%- if entry.split('=')[0] == model_name and '/' in entry -%}
+            {%- do found.append(entry.split('=')[1]) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(found[-1]) }}
 {%- endmacro %}
 
 {#- The config of an incremental model rebuilt by whole days of `day_column`: DuckDB deletes

@@ -22,20 +22,67 @@ def _land(home: Path, batch: str, table: str, times: list[dt.datetime], stats: b
         )
 
 
-def test_a_new_home_rebuilds_every_day_its_batches_touch_a_day_out_either_side(
+def test_a_new_home_rebuilds_the_days_its_batches_touch_each_model_as_far_as_a_sample_reaches(
     tmp_path: Path,
 ) -> None:
-    _land(tmp_path, "a", "prometheus_points", [dt.datetime(2026, 10, 3, 23, 59)])
+    _land(
+        tmp_path,
+        "a",
+        "prometheus_points",
+        [dt.datetime(2026, 10, 3, 0, 30), dt.datetime(2026, 10, 3, 23, 59)],
+    )
     _land(
         tmp_path, "b", "vgpu_samples", [dt.datetime(2026, 10, 9), dt.datetime(2026, 10, 7)], False
     )
     days = incremental.window(tmp_path)
+    # the roll-up: from the day an hour before the first sample (10-02 23:30) to the day two
+    # hours after the last (10-09 02:00); staging: the days the samples are on
     assert (days.start, days.end, days.full_refresh) == (
-        dt.date(2026, 10, 2), dt.date(2026, 10, 11), True,
+        dt.date(2026, 10, 2), dt.date(2026, 10, 10), True,
+    )  # fmt: skip
+    assert days.model_days("int_device_activity_hourly") == (days.start, days.end)
+    assert days.model_days("stg_prometheus__gpu_activity") == (
+        dt.date(2026, 10, 3), dt.date(2026, 10, 10),
     )  # fmt: skip
     assert sorted(days.batches) == ["a", "b"]
-    assert days.environment()[incremental.WINDOW_VARIABLE] == "2026-10-02/2026-10-11"
+    assert days.environment() == {
+        incremental.WINDOW_VARIABLE: "2026-10-02/2026-10-10",
+        incremental.CHECKED_VARIABLE: "2026-10-02/2026-10-10",
+        incremental.MODEL_WINDOWS_VARIABLE: "stg_prometheus__gpu_activity=2026-10-03/2026-10-10",
+    }
     assert days.args() == ["--full-refresh"]
+    assert "stg_prometheus__gpu_activity 7 day(s) 2026-10-03 to 2026-10-09" in str(days)
+
+
+def test_a_daily_run_rebuilds_staging_for_the_new_day_alone(tmp_path: Path) -> None:
+    """A day's batch after the day before was built: staging rebuilds that day, not the one
+    before (whose samples did not change); the roll-up the day before too (its last hour's
+    samples get a next neighbour) and the day after (the last samples' intervals run into
+    it). The day before's rows count in the pieces: the roll-up reads them."""
+    minutes = [dt.datetime(2026, 10, 4) + dt.timedelta(minutes=m) for m in range(1440)]
+    _land(tmp_path, "d3", "prometheus_points", [t - dt.timedelta(days=1) for t in minutes])
+    _land(tmp_path, "d4", "prometheus_points", minutes)
+    # the window of the one new batch (window() takes every batch the warehouse lacks)
+    days = incremental._window(incremental._spans(tmp_path, ["d4"]), ("d4",), False, "")
+    assert days.model_days("stg_prometheus__gpu_activity") == (
+        dt.date(2026, 10, 4), dt.date(2026, 10, 5),
+    )  # fmt: skip
+    assert (days.start, days.end) == (dt.date(2026, 10, 3), dt.date(2026, 10, 6))
+    per_day = incremental.day_rows(tmp_path, days)
+    assert per_day == {dt.date(2026, 10, 3): 1440, dt.date(2026, 10, 4): 1440}
+    pieces = incremental.plan(days, per_day, alone_rows=0)
+    assert pieces is not None
+    assert [str(p) for p in pieces["stg_prometheus__gpu_activity"]] == ["2026-10-04/2026-10-05"]
+    assert [str(p) for p in pieces["int_device_activity_hourly"]] == ["2026-10-03/2026-10-06"]
+    # a batch from 05:00 reaches the roll-up's hours of its own day only
+    late = incremental._window(
+        [(dt.datetime(2026, 10, 4, 5), dt.datetime(2026, 10, 4, 20))], (), False, ""
+    )
+    assert (late.start, late.end, late.own) == (dt.date(2026, 10, 4), dt.date(2026, 10, 5), ())
+    # a day named to rebuild: staging that day, the roll-up a day out either side
+    named = incremental.window(tmp_path, rebuild=[dt.date(2026, 10, 10)])
+    assert named.model_days("stg_prometheus__gpu_activity")[1] == dt.date(2026, 10, 11)
+    assert named.end == dt.date(2026, 10, 12)
 
 
 def test_batches_without_telemetry_name_one_empty_day(tmp_path: Path) -> None:
@@ -72,7 +119,7 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
     # 12 hours), 60 up to two days with rows
     assert incremental.CHUNK_SCALE["int_device_activity_hourly"] == 4
     daily = incremental.chunks(tmp_path, days, limit=5, model="stg_prometheus__gpu_activity")
-    assert len(daily) == 2 + 6 * 5
+    assert len(daily) == 6 * 5  # staging rebuilds the days with samples only
     hourly = incremental.chunks(tmp_path, days, limit=5, model="int_device_activity_hourly")
     assert len(hourly) == 2 + 6 * 2 and str(hourly[1]) == "2026-10-01/2026-10-01T12:00:00"
     hourly = incremental.chunks(tmp_path, days, limit=15, model="int_device_activity_hourly")
@@ -81,6 +128,7 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
     assert done.environment() == {
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",
         incremental.CHECKED_VARIABLE: "2026-09-30/2026-10-08",
+        incremental.MODEL_WINDOWS_VARIABLE: "",
     }
     assert done.args() == []
 

@@ -5,9 +5,12 @@ rebuilt by whole UTC days (macros/rebuild_window.sql): a run computes the days n
 GPULEDGER_REBUILD_WINDOW (`Window.environment`) from every landed batch and replaces them.
 A build names the days the batches landed since the last successful build carry in their
 telemetry tables (the min and max sample time of each file, from its Parquet statistics),
-one day out either side (a sample's interval reaches into the next hour and its neighbours
-an hour out), as one span. A later version of a point for a closed day is such a batch too,
-so its day is rebuilt, and no other: a daily run reads the new days, not all history.
+each model as far as a sample reaches in its rows (REACH): staging's rows hold the samples of
+their own time only, so it rebuilds the days the samples are on; the hourly roll-up's hours
+also take a sample's interval into the next hour and its neighbours' an hour out, so it
+rebuilds from the day an hour before the first to the day two hours after the last. A later
+version of a point for a closed day is such a batch too, so its day is rebuilt, and no other:
+a daily run reads the new days, not all history (and staging not the day before them).
 
 The batches a build included are recorded in the warehouse (STATE_TABLE) after it succeeded:
 a failed build records nothing and the next one takes its days again. Everything is rebuilt
@@ -48,8 +51,20 @@ TELEMETRY_TABLES = {
     "nvml_samples": "sampled_at",
     "vgpu_samples": "sampled_at",
 }
+# how far a sample at t reaches in each model's rows: the model rebuilds the days of
+# [first - before, last + after] of the new samples. Staging: a row is a GPU's samples of one
+# time. The roll-up: a sample covers its interval (at most an hour: its own clock hour and the
+# next), and a new sample shortens the interval of a neighbour up to an hour before it (whose
+# hour is then the one before the sample's) and an hour after it (whose interval runs into the
+# hour two hours after the sample's).
+REACH = {
+    "stg_prometheus__gpu_activity": (dt.timedelta(0), dt.timedelta(0)),
+    "int_device_activity_hourly": (dt.timedelta(hours=1), dt.timedelta(hours=2)),
+}
 STATE_TABLE = "incremental_built_batches"
 WINDOW_VARIABLE = "GPULEDGER_REBUILD_WINDOW"
+# each model's own days when they are fewer than the window's: `model=start/end,...`
+MODEL_WINDOWS_VARIABLE = "GPULEDGER_REBUILD_MODEL_WINDOWS"
 CHECKED_VARIABLE = "GPULEDGER_CHECKED_WINDOW"
 CHUNK_VARIABLE = "GPULEDGER_REBUILD_CHUNK_ROWS"
 PIECES_VARIABLE = "GPULEDGER_REBUILD_PIECES"
@@ -75,7 +90,6 @@ ALONE_ROWS = 5_000_000
 # the first day of the daily partitions (orchestration.partitions.FIRST_DAY): the one day a
 # build with nothing new to rebuild names (no evidence is that old, so it is an empty batch)
 EMPTY_DAY = dt.date(2020, 1, 1)
-HALO = dt.timedelta(days=1)
 
 
 def fingerprint() -> str:
@@ -103,6 +117,13 @@ class Window:
     fingerprint: str
     # the days the data tests of the incremental models check, when not [start, end)
     checked: tuple[dt.date, dt.date] | None = None
+    # (model, start, end): a model's own days [start, end) when they are fewer (REACH)
+    own: tuple[tuple[str, dt.date, dt.date], ...] = ()
+
+    def model_days(self, model: str | None) -> tuple[dt.date, dt.date]:
+        """The days [start, end) `model` rebuilds: its own, else the window's."""
+        found = [(start, end) for name, start, end in self.own if name == model]
+        return found[0] if found else (self.start, self.end)
 
     def args(self) -> list[str]:
         """dbt's arguments: a full refresh rebuilds the incremental models whole."""
@@ -113,16 +134,23 @@ class Window:
         the days they check (macros/get_where_subquery.sql): the days rebuilt, as every
         other day was checked when it was built."""
         checked = self.checked or (self.start, self.end)
+        own = ",".join(f"{name}={start}/{end}" for name, start, end in self.own)
         return {
             WINDOW_VARIABLE: f"{self.start.isoformat()}/{self.end.isoformat()}",
             CHECKED_VARIABLE: f"{checked[0].isoformat()}/{checked[1].isoformat()}",
+            MODEL_WINDOWS_VARIABLE: own,
         }
 
     def done(self) -> Window:
         """This window once its days were rebuilt (in pieces): the build itself names none."""
         empty = EMPTY_DAY + dt.timedelta(days=1)
         return dataclasses.replace(
-            self, start=EMPTY_DAY, end=empty, full_refresh=False, checked=(self.start, self.end)
+            self,
+            start=EMPTY_DAY,
+            end=empty,
+            full_refresh=False,
+            checked=(self.start, self.end),
+            own=(),
         )
 
     @property
@@ -133,9 +161,13 @@ class Window:
         kind = "full refresh" if self.full_refresh else "incremental"
         if self.start == EMPTY_DAY and self.days == 1:
             return f"incremental models: nothing new to rebuild ({kind})"
+        own = "".join(
+            f"; {name} {(end - start).days} day(s) {start} to {end - dt.timedelta(days=1)}"
+            for name, start, end in self.own
+        )
         return (
             f"incremental models: {kind}, {self.days} day(s) {self.start} to "
-            f"{self.end - dt.timedelta(days=1)}, from {len(self.batches)} new batch(es)"
+            f"{self.end - dt.timedelta(days=1)}{own}, from {len(self.batches)} new batch(es)"
         )
 
 
@@ -200,20 +232,39 @@ def window(home: Path, rebuild: Iterable[dt.date] = ()) -> Window:
     built = _built(home, current)
     batches = manifested_batches(home)
     new = [b for b in batches if built is None or b not in built]
-    days = list(rebuild) + _days(home, new)
-    start = min(days, default=EMPTY_DAY)
-    end = max(days, default=EMPTY_DAY) + dt.timedelta(days=1)
-    return Window(start, end, tuple(new), built is None, current)
+    spans = [(_midnight(day), _midnight(day) + _LAST) for day in rebuild] + _spans(home, new)
+    return _window(spans, tuple(new), built is None, current)
 
 
-def _days(home: Path, batches: Iterable[str]) -> list[dt.date]:
-    """The first and last day each batch's telemetry touches, a day out either side."""
-    days: list[dt.date] = []
-    for batch in batches:
-        span = batch_span(home, batch)
-        if span is not None:
-            days += [(span[0] - HALO).date(), (span[1] + HALO).date()]
-    return days
+# the last instant of a day that a span of whole days ends at
+_LAST = dt.timedelta(days=1, microseconds=-1)
+
+
+def _window(
+    spans: list[tuple[dt.datetime, dt.datetime]],
+    batches: tuple[str, ...],
+    full_refresh: bool,
+    stamp: str,
+) -> Window:
+    """The window of samples between each span's first and last instant: every model's days
+    (their REACH), and those of a model with fewer days than the window's."""
+    reached = {
+        model: (
+            min(((first - before).date() for first, _ in spans), default=EMPTY_DAY),
+            max(((last + after).date() for _, last in spans), default=EMPTY_DAY)
+            + dt.timedelta(days=1),
+        )
+        for model, (before, after) in REACH.items()
+    }
+    start = min(first for first, _ in reached.values())
+    end = max(end for _, end in reached.values())
+    own = tuple((m, a, b) for m, (a, b) in reached.items() if (a, b) != (start, end))
+    return Window(start, end, batches, full_refresh, stamp, own=own)
+
+
+def _spans(home: Path, batches: Iterable[str]) -> list[tuple[dt.datetime, dt.datetime]]:
+    """The first and last sample time of each batch's telemetry."""
+    return [span for batch in batches if (span := batch_span(home, batch)) is not None]
 
 
 def _day_points(home: Path, batches: Iterable[str]) -> dict[dt.date, float]:
@@ -265,9 +316,12 @@ def chunks(
 
 
 def day_rows(home: Path, days: Window) -> dict[dt.date, float]:
-    """The telemetry rows the window's batches hold per day (read from their Parquet
-    footers): what `cut` cuts by, read once for every model."""
-    return _day_points(home, days.batches)
+    """The telemetry rows every landed batch holds on each day of the window (read from
+    their Parquet footers): what the models read there, what `cut` cuts by, read once for
+    every model. Not only the new batches': a daily run rebuilds the roll-up of the day
+    before the new one, whose rows landed the day before."""
+    found = _day_points(home, manifested_batches(home))
+    return {day: rows for day, rows in found.items() if days.start <= day < days.end}
 
 
 def cut(
@@ -281,10 +335,11 @@ def cut(
     as it takes (its rows taken as spread evenly over its hours, at most 24 pieces)."""
     limit = limit or int(os.environ.get(CHUNK_VARIABLE, "") or CHUNK_ROWS)
     limit *= CHUNK_SCALE.get(model or "", 1)
+    first, last = days.model_days(model)
     pieces: list[Piece] = []
-    start, rows, end = _midnight(days.start), 0.0, _midnight(days.end)
-    day = days.start
-    while day < days.end:
+    start, rows, end = _midnight(first), 0.0, _midnight(last)
+    day = first
+    while day < last:
         here = per_day.get(day, 0.0)
         midnight = _midnight(day)
         if midnight > start and rows + here > limit:
@@ -330,10 +385,7 @@ def pieces_environment(pieces: dict[str, list[Piece]]) -> dict[str, str]:
 def full_window(home: Path) -> Window:
     """Every landed batch's days, as a full refresh (a new warehouse on another engine)."""
     batches = manifested_batches(home)
-    days = _days(home, batches)
-    start = min(days, default=EMPTY_DAY)
-    end = max(days, default=EMPTY_DAY) + dt.timedelta(days=1)
-    return Window(start, end, tuple(batches), True, fingerprint())
+    return _window(_spans(home, batches), tuple(batches), True, fingerprint())
 
 
 def record(home: Path, built: Window) -> None:
