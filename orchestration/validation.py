@@ -20,9 +20,11 @@ The caller holds the home lock (gpuledger.core.home.home_lock) around every func
 
 from __future__ import annotations
 
+import concurrent.futures
 import datetime as dt
 import functools
 import json
+import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -320,14 +322,61 @@ def _validate_batch(
     )
 
 
+# Validation is Python (pandas and GX) on one core; a build waits for it before dbt starts, so
+# a large backlog (a fleet month landed and closed at once: 281 batches of 4,096 GPUs) is
+# validated by this many processes, each its own GX context, one batch at a time each. A
+# worker costs a GX import (2-4 s), so a backlog of fewer rows than WORKER_ROWS is validated
+# in the build's own process.
+WORKERS_VARIABLE = "GPULEDGER_VALIDATION_WORKERS"
+WORKER_ROWS = 4_000_000
+
+
+def _workers(home: Path, pending: list[str]) -> int:
+    """How many processes validate `pending`: GPULEDGER_VALIDATION_WORKERS, else one per core
+    (at most 2: the other core serves the rest of the machine); 1 (this process) for a
+    backlog under WORKER_ROWS rows or one batch."""
+    value = os.environ.get(WORKERS_VARIABLE, "").strip()
+    try:
+        workers = max(int(value), 1) if value else min(os.cpu_count() or 1, 2)
+    except ValueError:
+        raise ValueError(f"{WORKERS_VARIABLE}={value!r} is not a number of processes") from None
+    if workers == 1 or len(pending) < 2:
+        return 1
+    rows = sum(
+        pq.ParquetFile(path).metadata.num_rows
+        for table in {t for tables in source_tables().values() for t in tables}
+        for batch_id in pending
+        if (path := _table_path(home, table, batch_id)).exists()
+    )
+    return min(workers, len(pending)) if rows >= WORKER_ROWS else 1
+
+
+_worker_context: Any = None
+
+
+def _validate_in_worker(home: str, batch_id: str) -> BatchOutcome:
+    """One batch in a worker process (its GX context made once, kept for its next batch)."""
+    global _worker_context
+    if _worker_context is None:
+        _worker_context = _gx_context()
+    return _validate_batch(Path(home), batch_id, source_tables(), lambda: _worker_context)
+
+
 def validate_batches(home: Path, batch_ids: Iterable[str]) -> list[BatchOutcome]:
-    """Validate those of `batch_ids` that have no validation record yet (one GX context for
-    all of them, created only if a batch has rows to validate)."""
+    """Validate those of `batch_ids` that have no validation record yet, in their order (one
+    GX context for all of them, created only if a batch has rows to validate; a large backlog
+    in worker processes, _workers)."""
     ensure_validation_layout(home)
     done = validated_batch_ids(home)
     pending = sorted(set(batch_ids) - done)
     if not pending:
         return []
+    workers = _workers(home, pending)
+    if workers > 1:
+        # spawned, not forked: a Dagster run process has threads of its own
+        spawn = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=spawn) as pool:
+            return list(pool.map(_validate_in_worker, [str(home)] * len(pending), pending))
     sources = source_tables()
     context = functools.cache(_gx_context)
     return [_validate_batch(home, b, sources, context) for b in pending]

@@ -16,6 +16,7 @@ import pytest
 
 from extractors.rawstore import batch_files
 from extractors.slurm.records import SlurmJob
+from orchestration import validation
 from orchestration.validation import (
     CHUNK_BYTES_VARIABLE,
     read_bytes,
@@ -148,3 +149,60 @@ def test_a_failing_row_in_a_later_slice_is_named_by_its_line(
     assert failing == [
         (line, "start_at,end_at", "slurm_jobs: expectation end_at >= start_at failed")
     ]
+
+
+def test_worker_processes_validate_a_backlog_as_this_process_does(
+    landed: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backlog of batches (here two, one with a row GX finds failing) validated by two
+    spawned worker processes gives the outcomes, spans, results and quarantine of the build's
+    own process, in the order of the batch ids."""
+    home, batch_id = landed
+    source = tmp_path / "source"
+    shutil.copytree(home, source)
+    later = tmp_path / "later.txt"
+    later.write_text(
+        "".join(
+            Job(str(500 + n), "atlas", START, START + dt.timedelta(hours=n + 1), 1, "node-b").line()
+            + "\n"
+            for n in range(5)
+        )
+    )
+    policy = write_policy(tmp_path / "policy", BASE_POLICY)
+    ingested = run_cli(source, policy, "ingest", "slurm", "--file", str(later))
+    assert ingested.exit_code == 0, ingested.stderr
+    path = source / "raw" / "slurm_jobs" / f"{batch_id}.parquet"
+    table = pq.read_table(path)
+    start = table.column("start_at")
+    end = pc.if_else(
+        pa.array([i == 3 for i in range(table.num_rows)]),
+        pc.subtract(start, pa.scalar(dt.timedelta(hours=1))),
+        table.column("end_at"),
+    )
+    pq.write_table(table.set_column(table.schema.get_field_index("end_at"), "end_at", end), path)
+    batches = sorted(p.stem for p in batch_files(source / "raw" / "batches"))
+    assert len(batches) == 2
+
+    found = {}
+    for workers in ("1", "2"):
+        copy = tmp_path / f"workers-{workers}"
+        shutil.copytree(source, copy)
+        monkeypatch.setenv(validation.WORKERS_VARIABLE, workers)
+        monkeypatch.setattr(validation, "WORKER_ROWS", 0)
+        assert validation._workers(copy, batches) == int(workers)
+        outcomes = validate_batches(copy, batches)
+        results = [json.loads(Path(o.results_path).read_text()) for o in outcomes]
+        quarantine = pq.read_table(
+            copy / "raw" / "quarantine" / f"{batch_id}-validation.parquet"
+        ).to_pylist()
+        found[workers] = (
+            [(o.batch_id, o.quarantined, o.suites, o.first_evidence_at, o.last_evidence_at)
+             for o in outcomes],
+            [(r["outcome"], r["suites"]["slurm_jobs"]["rows"]) for r in results],
+            [(r["line"], r["field"], r["reason"]) for r in quarantine],
+        )  # fmt: skip
+    assert found["2"] == found["1"]
+    outcomes, results, quarantine = found["2"]
+    assert [o[0] for o in outcomes] == batches
+    assert sorted(r[0] for r in results) == ["passed", "quarantined"]
+    assert len(quarantine) == 20
