@@ -3,13 +3,17 @@
     the first day and the day after the last that this build's incremental models rebuilt
     (GPULEDGER_CHECKED_WINDOW, `YYYY-MM-DD/YYYY-MM-DD`, gpuledger.core.incremental), as date
     literals. A test of a table rebuilt by days checks the days rebuilt, not all history (the
-    other days were checked when they were built). Without the variable (dbt run by hand) the
-    bounds take in every day. Replaced when the test runs, never while dbt parses. -#}
+    other days were checked when they were built): the table's own where
+    GPULEDGER_CHECKED_MODEL_WINDOWS names fewer for it (`model=YYYY-MM-DD/YYYY-MM-DD,...`,
+    gpuledger.days_of). Without the variable (dbt run by hand) the bounds take in every day.
+    Replaced when the test runs, never while dbt parses. -#}
 {% macro get_where_subquery(relation) -%}
     {%- set where = config.get('where', '') -%}
     {%- if where -%}
         {%- if '__rebuilt_' in where -%}
-            {%- set value = env_var('GPULEDGER_CHECKED_WINDOW', '') if execute else '' -%}
+            {%- set value = gpuledger.days_of(
+                relation.identifier, 'GPULEDGER_CHECKED_WINDOW', 'GPULEDGER_CHECKED_MODEL_WINDOWS'
+            ) if execute else '' -%}
             {%- set bounds = value.split('/') if '/' in value else ['0001-01-01', '9999-12-31'] -%}
             {%- set where = where
                 | replace('__rebuilt_start__', "cast('" ~ bounds[0] ~ "' as date)")
@@ -23,3 +27,4 @@
         {{ return(relation) }}
     {%- endif -%}
 {%- endmacro %}
+

@@ -19,7 +19,9 @@
 {% macro rebuild_window(column, before_seconds=0, after_seconds=0) -%}
     {#- a unit test has no relation of its own (`this`): the model is built whole there -#}
     {%- set rebuilding = execute and this is not none -%}
-    {%- set value = gpuledger.rebuild_days_of(this.identifier) if rebuilding else '' -%}
+    {%- set value = gpuledger.days_of(
+        this.identifier, 'GPULEDGER_REBUILD_WINDOW', 'GPULEDGER_REBUILD_MODEL_WINDOWS'
+    ) if rebuilding else '' -%}
     {%- if value and '/' in value -%}
         {%- set parts = value.split('/') -%}
         {%- set day = modules.datetime.datetime.strptime -%}
@@ -40,12 +42,14 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- The days (`YYYY-MM-DD/YYYY-MM-DD`) the run rebuilds of `model_name`: its own
-    (GPULEDGER_REBUILD_MODEL_WINDOWS), else the window's (GPULEDGER_REBUILD_WINDOW); '' when
-    none is named. -#}
-{% macro rebuild_days_of(model_name) -%}
-    {%- set found = [env_var('GPULEDGER_REBUILD_WINDOW', '')] -%}
-    {%- for entry in env_var('GPULEDGER_REBUILD_MODEL_WINDOWS', '').split(',') -%}
+{#- The days (`YYYY-MM-DD/YYYY-MM-DD`) of `model_name` a build names in the variable
+    `models_variable` (`model=YYYY-MM-DD/YYYY-MM-DD,...`: a model's own days where they are
+    fewer than the window's), else in `window_variable`; '' when it names none. What a run
+    rebuilds (GPULEDGER_REBUILD_WINDOW, GPULEDGER_REBUILD_MODEL_WINDOWS) and what its data
+    tests check (GPULEDGER_CHECKED_WINDOW, GPULEDGER_CHECKED_MODEL_WINDOWS). -#}
+{% macro days_of(model_name, window_variable, models_variable) -%}
+    {%- set found = [env_var(window_variable, '')] -%}
+    {%- for entry in env_var(models_variable, '').split(',') -%}
         {%- if entry.split('=')[0] == model_name and '/' in entry -%}
             {%- do found.append(entry.split('=')[1]) -%}
         {%- endif -%}

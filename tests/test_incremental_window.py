@@ -49,6 +49,7 @@ def test_a_new_home_rebuilds_the_days_its_batches_touch_each_model_as_far_as_a_s
         incremental.WINDOW_VARIABLE: "2026-10-02/2026-10-10",
         incremental.CHECKED_VARIABLE: "2026-10-02/2026-10-10",
         incremental.MODEL_WINDOWS_VARIABLE: "stg_prometheus__gpu_activity=2026-10-03/2026-10-10",
+        incremental.CHECKED_MODEL_VARIABLE: "stg_prometheus__gpu_activity=2026-10-03/2026-10-10",
     }
     assert days.args() == ["--full-refresh"]
     assert "stg_prometheus__gpu_activity 7 day(s) 2026-10-03 to 2026-10-09" in str(days)
@@ -74,6 +75,13 @@ def test_a_daily_run_rebuilds_staging_for_the_new_day_alone(tmp_path: Path) -> N
     assert pieces is not None
     assert [str(p) for p in pieces["stg_prometheus__gpu_activity"]] == ["2026-10-04/2026-10-05"]
     assert [str(p) for p in pieces["int_device_activity_hourly"]] == ["2026-10-03/2026-10-06"]
+    # rebuilt before the build, the days are still what the models' data tests check
+    assert days.done().environment() == {
+        incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",
+        incremental.CHECKED_VARIABLE: "2026-10-03/2026-10-06",
+        incremental.MODEL_WINDOWS_VARIABLE: "",
+        incremental.CHECKED_MODEL_VARIABLE: "stg_prometheus__gpu_activity=2026-10-04/2026-10-05",
+    }
     # a batch from 05:00 reaches the roll-up's hours of its own day only
     late = incremental._window(
         [(dt.datetime(2026, 10, 4, 5), dt.datetime(2026, 10, 4, 20))], (), False, ""
@@ -129,6 +137,7 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",
         incremental.CHECKED_VARIABLE: "2026-09-30/2026-10-08",
         incremental.MODEL_WINDOWS_VARIABLE: "",
+        incremental.CHECKED_MODEL_VARIABLE: "stg_prometheus__gpu_activity=2026-10-01/2026-10-07",
     }
     assert done.args() == []
 

@@ -65,6 +65,8 @@ STATE_TABLE = "incremental_built_batches"
 WINDOW_VARIABLE = "GPULEDGER_REBUILD_WINDOW"
 # each model's own days when they are fewer than the window's: `model=start/end,...`
 MODEL_WINDOWS_VARIABLE = "GPULEDGER_REBUILD_MODEL_WINDOWS"
+# the same for the days the data tests of a model check
+CHECKED_MODEL_VARIABLE = "GPULEDGER_CHECKED_MODEL_WINDOWS"
 CHECKED_VARIABLE = "GPULEDGER_CHECKED_WINDOW"
 CHUNK_VARIABLE = "GPULEDGER_REBUILD_CHUNK_ROWS"
 PIECES_VARIABLE = "GPULEDGER_REBUILD_PIECES"
@@ -119,6 +121,8 @@ class Window:
     checked: tuple[dt.date, dt.date] | None = None
     # (model, start, end): a model's own days [start, end) when they are fewer (REACH)
     own: tuple[tuple[str, dt.date, dt.date], ...] = ()
+    # the same for the days checked, when not `own`
+    checked_own: tuple[tuple[str, dt.date, dt.date], ...] | None = None
 
     def model_days(self, model: str | None) -> tuple[dt.date, dt.date]:
         """The days [start, end) `model` rebuilds: its own, else the window's."""
@@ -134,11 +138,12 @@ class Window:
         the days they check (macros/get_where_subquery.sql): the days rebuilt, as every
         other day was checked when it was built."""
         checked = self.checked or (self.start, self.end)
-        own = ",".join(f"{name}={start}/{end}" for name, start, end in self.own)
+        checked_own = self.own if self.checked_own is None else self.checked_own
         return {
             WINDOW_VARIABLE: f"{self.start.isoformat()}/{self.end.isoformat()}",
             CHECKED_VARIABLE: f"{checked[0].isoformat()}/{checked[1].isoformat()}",
-            MODEL_WINDOWS_VARIABLE: own,
+            MODEL_WINDOWS_VARIABLE: _models(self.own),
+            CHECKED_MODEL_VARIABLE: _models(checked_own),
         }
 
     def done(self) -> Window:
@@ -151,6 +156,7 @@ class Window:
             full_refresh=False,
             checked=(self.start, self.end),
             own=(),
+            checked_own=self.own,
         )
 
     @property
@@ -169,6 +175,11 @@ class Window:
             f"incremental models: {kind}, {self.days} day(s) {self.start} to "
             f"{self.end - dt.timedelta(days=1)}{own}, from {len(self.batches)} new batch(es)"
         )
+
+
+def _models(own: Iterable[tuple[str, dt.date, dt.date]]) -> str:
+    """`model=start/end,...` (macros/rebuild_window.sql, macros/get_where_subquery.sql)."""
+    return ",".join(f"{name}={start}/{end}" for name, start, end in own)
 
 
 def manifested_batches(home: Path) -> list[str]:

@@ -27,7 +27,7 @@ from benchmarks.fleet import make_fleet
 from benchmarks.formats.inventory import write_inventory
 from benchmarks.policy import write_policy
 from gpuledger.core import incremental
-from gpuledger.core.warehouse import run_dbt
+from gpuledger.core.warehouse import BuildError, run_dbt
 from orchestration.project import prepare_manifest
 from tests.conftest import run_cli
 
@@ -245,3 +245,46 @@ def test_a_rebuilt_day_keeps_no_row_its_evidence_no_longer_gives(
             con.execute(f"select sample_day, count(*) from {table} group by 1").fetchall()
         )
     assert per_day == {dt.date(2026, 10, day): 8 * 1440 for day in (1, 2, 3, 4)}
+
+
+def test_a_model_rebuilds_and_checks_its_own_days_where_they_are_fewer(
+    histories: dict, tmp_path: Path
+) -> None:
+    """GPULEDGER_REBUILD_MODEL_WINDOWS narrows one model's days within the window (staging
+    rebuilds the days of the new samples, the roll-up the hours they reach too), and
+    GPULEDGER_CHECKED_MODEL_WINDOWS the days its data tests check: a day of the window outside
+    staging's own is neither replaced nor checked."""
+    home = tmp_path / "home"
+    shutil.copytree(histories["full"], home)
+    table = "staging.stg_prometheus__gpu_activity"
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        for shift in (20, 20, 21):  # 10-21 twice over (its grain broken), 10-22 once
+            con.execute(
+                f"insert into {table} select * replace ("
+                f"sampled_at + interval {shift} day as sampled_at, sample_day + {shift} as "
+                f"sample_day) from {table} where sample_day = date '2026-10-01' "
+                "order by gpu_uuid, sampled_at limit 5"
+            )
+    window = "2026-10-21/2026-10-23"
+    own = "stg_prometheus__gpu_activity=2026-10-22/2026-10-23"
+    run_dbt(
+        home,
+        ["run", "--select", "stg_prometheus__gpu_activity"],
+        {incremental.WINDOW_VARIABLE: window, incremental.MODEL_WINDOWS_VARIABLE: own},
+    )
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        per_day = dict(
+            con.execute(f"select sample_day, count(*) from {table} group by 1").fetchall()
+        )
+    assert per_day[dt.date(2026, 10, 21)] == 10 and dt.date(2026, 10, 22) not in per_day
+    test = [
+        "test",
+        "--select",
+        "stg_prometheus__gpu_activity",
+        "--exclude-resource-type",
+        "unit_test",
+    ]
+    checked = {incremental.CHECKED_VARIABLE: window, incremental.CHECKED_MODEL_VARIABLE: own}
+    run_dbt(home, test, checked)  # 10-22 alone: the grain holds
+    with pytest.raises(BuildError, match="unique_grain_stg_prometheus__gpu_activity"):
+        run_dbt(home, test, {incremental.CHECKED_VARIABLE: window})
