@@ -48,8 +48,14 @@ def test_a_new_home_rebuilds_the_days_its_batches_touch_each_model_as_far_as_a_s
     assert days.environment() == {
         incremental.WINDOW_VARIABLE: "2026-10-02/2026-10-10",
         incremental.CHECKED_VARIABLE: "2026-10-02/2026-10-10",
-        incremental.MODEL_WINDOWS_VARIABLE: "stg_prometheus__gpu_activity=2026-10-03/2026-10-10",
-        incremental.CHECKED_MODEL_VARIABLE: "stg_prometheus__gpu_activity=2026-10-03/2026-10-10",
+        incremental.MODEL_WINDOWS_VARIABLE: (
+            "stg_prometheus__gpu_activity=2026-10-03/2026-10-10,"
+            "int_dcgm_device_days=2026-10-03/2026-10-10"
+        ),
+        incremental.CHECKED_MODEL_VARIABLE: (
+            "stg_prometheus__gpu_activity=2026-10-03/2026-10-10,"
+            "int_dcgm_device_days=2026-10-03/2026-10-10"
+        ),
     }
     assert days.args() == ["--full-refresh"]
     assert "stg_prometheus__gpu_activity 7 day(s) 2026-10-03 to 2026-10-09" in str(days)
@@ -80,7 +86,10 @@ def test_a_daily_run_rebuilds_staging_for_the_new_day_alone(tmp_path: Path) -> N
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",
         incremental.CHECKED_VARIABLE: "2026-10-03/2026-10-06",
         incremental.MODEL_WINDOWS_VARIABLE: "",
-        incremental.CHECKED_MODEL_VARIABLE: "stg_prometheus__gpu_activity=2026-10-04/2026-10-05",
+        incremental.CHECKED_MODEL_VARIABLE: (
+            "stg_prometheus__gpu_activity=2026-10-04/2026-10-05,"
+            "int_dcgm_device_days=2026-10-04/2026-10-05"
+        ),
     }
     # a batch from 05:00 reaches the roll-up's hours of its own day only
     late = incremental._window(
@@ -130,6 +139,9 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
     assert len(daily) == 6 * 5  # staging rebuilds the days with samples only
     hourly = incremental.chunks(tmp_path, days, limit=5, model="int_device_activity_hourly")
     assert len(hourly) == 2 + 6 * 2 and str(hourly[1]) == "2026-10-01/2026-10-01T12:00:00"
+    # the DCGM device days (16 times the rows, 16 a piece here) are cut in whole days only
+    device_days = incremental.chunks(tmp_path, days, limit=1, model="int_dcgm_device_days")
+    assert [str(p) for p in device_days] == [f"2026-10-0{d}/2026-10-0{d + 1}" for d in range(1, 7)]
     hourly = incremental.chunks(tmp_path, days, limit=15, model="int_device_activity_hourly")
     assert [(p.start.day, p.end.day) for p in hourly] == [(30, 3), (3, 5), (5, 8)]
     done = days.done()
@@ -137,7 +149,10 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",
         incremental.CHECKED_VARIABLE: "2026-09-30/2026-10-08",
         incremental.MODEL_WINDOWS_VARIABLE: "",
-        incremental.CHECKED_MODEL_VARIABLE: "stg_prometheus__gpu_activity=2026-10-01/2026-10-07",
+        incremental.CHECKED_MODEL_VARIABLE: (
+            "stg_prometheus__gpu_activity=2026-10-01/2026-10-07,"
+            "int_dcgm_device_days=2026-10-01/2026-10-07"
+        ),
     }
     assert done.args() == []
 
@@ -158,8 +173,10 @@ def test_a_window_too_large_to_share_the_build_is_rebuilt_alone_in_pieces(
     alone = incremental.plan(days, per_day, alone_rows=71)
     assert alone is not None
     assert {model: len(pieces) for model, pieces in alone.items()} == {
-        "stg_prometheus__gpu_activity": 1, "int_device_activity_hourly": 1,
-    }  # fmt: skip
+        "stg_prometheus__gpu_activity": 1,
+        "int_device_activity_hourly": 1,
+        "int_dcgm_device_days": 1,
+    }
     assert incremental.ALONE_ROWS < 17_701_915  # a day of the 4,096-GPU benchmark fleet
     cut = {"stg_prometheus__gpu_activity": incremental.cut(days, per_day, limit=30)}
     assert incremental.pieces_environment(cut) == {

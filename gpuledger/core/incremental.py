@@ -44,6 +44,7 @@ from gpuledger.core.warehouse import connect, has_relation
 INCREMENTAL_MODELS = (
     ("staging", "stg_prometheus__gpu_activity", "staging/prometheus"),
     ("intermediate", "int_device_activity_hourly", "intermediate/activity"),
+    ("intermediate", "int_dcgm_device_days", "intermediate/capacity"),
 )
 # the landed tables the incremental models read, with their event time
 TELEMETRY_TABLES = {
@@ -60,6 +61,8 @@ TELEMETRY_TABLES = {
 REACH = {
     "stg_prometheus__gpu_activity": (dt.timedelta(0), dt.timedelta(0)),
     "int_device_activity_hourly": (dt.timedelta(hours=1), dt.timedelta(hours=2)),
+    # staging's days per GPU: a row's day is its own
+    "int_dcgm_device_days": (dt.timedelta(0), dt.timedelta(0)),
 }
 STATE_TABLE = "incremental_built_batches"
 WINDOW_VARIABLE = "GPULEDGER_REBUILD_WINDOW"
@@ -82,8 +85,12 @@ CHUNK_ROWS = 9_000_000
 # models whose piece takes more rows than that: the hourly roll-up reads staging's rows (one
 # per device and time, not one per metric) and keeps one per hour; over the 4,096-GPU fleet a
 # piece of 2 days (36M points) costs it 2.6 s a day, one of 8 days 3.3 s a day and one day
-# alone 2.8 s (benchmarks/results.md, "Staging pieces")
-CHUNK_SCALE = {"int_device_activity_hourly": 4}
+# alone 2.8 s (benchmarks/results.md, "Staging pieces"); the DCGM device days keep one row
+# per GPU and day of staging's rows (a group-by of a few thousand groups a day)
+CHUNK_SCALE = {"int_device_activity_hourly": 4, "int_dcgm_device_days": 16}
+# models whose rows are per day: their pieces are whole days, a day of more rows than the
+# limit alone in one
+WHOLE_DAYS = frozenset({"int_dcgm_device_days"})
 # telemetry rows past which a window is rebuilt in a dbt run of its own before the build: in
 # the build the rebuild runs beside other models in the same DuckDB, under the same memory
 # limit, and a day of the 4,096-GPU fleet (17.7M points) ran it out of memory there while
@@ -343,7 +350,8 @@ def cut(
 ) -> list[Piece]:
     """`chunks` of `days` by the rows `per_day` (day_rows): consecutive days while their rows
     fit the limit; a day of more rows than the limit alone, in as many pieces of whole hours
-    as it takes (its rows taken as spread evenly over its hours, at most 24 pieces)."""
+    as it takes (its rows taken as spread evenly over its hours, at most 24 pieces), or whole
+    for a model of WHOLE_DAYS."""
     limit = limit or int(os.environ.get(CHUNK_VARIABLE, "") or CHUNK_ROWS)
     limit *= CHUNK_SCALE.get(model or "", 1)
     first, last = days.model_days(model)
@@ -356,7 +364,10 @@ def cut(
         if midnight > start and rows + here > limit:
             pieces.append(Piece(start, midnight))
             start, rows = midnight, 0.0
-        if here > limit:
+        if here > limit and model in WHOLE_DAYS:
+            pieces.append(Piece(midnight, midnight + dt.timedelta(days=1)))
+            start, rows = midnight + dt.timedelta(days=1), 0.0
+        elif here > limit:
             parts = min(24, math.ceil(here / limit))
             bounds = [midnight + dt.timedelta(hours=24 * n // parts) for n in range(parts + 1)]
             pieces += [Piece(a, b) for a, b in itertools.pairwise(bounds)]

@@ -1,6 +1,7 @@
 {#- Every physical GPU some telemetry source reported, with where and when: the NVML
-    sampler's inventory, DCGM series through Prometheus and the vGPU host sampler. Keyed on
-    the physical GPU UUID (a MIG instance reports its parent). -#}
+    sampler's inventory, DCGM series through Prometheus (their hours, int_dcgm_device_days)
+    and the vGPU host sampler. Keyed on the physical GPU UUID (a MIG instance reports its
+    parent). -#}
 with
 
 nvml as (
@@ -8,7 +9,7 @@ nvml as (
 ),
 
 dcgm as (
-    select * from {{ ref('stg_prometheus__gpu_activity') }}
+    select * from {{ ref('int_dcgm_device_days') }}
 ),
 
 vgpu as (
@@ -27,13 +28,12 @@ sightings as (
     union all
     select
         gpu_uuid,
-        hostname as node_name,
+        node_name,
         'dcgm' as reported_by,
-        min(sampled_at) as first_reported_at,
-        max(sampled_at) as last_reported_at
+        min(first_sampled_at) as first_reported_at,
+        max(last_sampled_at) as last_reported_at
     from dcgm
-    where gpu_uuid is not null
-    group by gpu_uuid, hostname
+    group by gpu_uuid, node_name
     union all
     select
         gpu_uuid,
