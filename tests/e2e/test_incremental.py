@@ -235,16 +235,18 @@ def test_a_rebuilt_day_keeps_no_row_its_evidence_no_longer_gives(
         ).fetchone()
     assert stale == 5
     window = "2026-10-21/2026-10-22"
-    run_dbt(
-        home,
-        ["run", "--select", "stg_prometheus__gpu_activity"],
-        {incremental.WINDOW_VARIABLE: window, incremental.CHECKED_VARIABLE: window},
+    per_day = _run_staging(
+        home, {incremental.WINDOW_VARIABLE: window, incremental.CHECKED_VARIABLE: window}
     )
-    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        per_day = dict(
-            con.execute(f"select sample_day, count(*) from {table} group by 1").fetchall()
-        )
     assert per_day == {dt.date(2026, 10, day): 8 * 1440 for day in (1, 2, 3, 4)}
+
+
+def _run_staging(home: Path, environment: dict[str, str]) -> dict[dt.date, int]:
+    """dbt run of staging with `environment`; then its rows per day."""
+    run_dbt(home, ["run", "--select", "stg_prometheus__gpu_activity"], environment)
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        query = "select sample_day, count(*) from staging.stg_prometheus__gpu_activity group by 1"
+        return dict(con.execute(query).fetchall())
 
 
 def test_a_model_rebuilds_and_checks_its_own_days_where_they_are_fewer(
@@ -267,15 +269,9 @@ def test_a_model_rebuilds_and_checks_its_own_days_where_they_are_fewer(
             )
     window = "2026-10-21/2026-10-23"
     own = "stg_prometheus__gpu_activity=2026-10-22/2026-10-23"
-    run_dbt(
-        home,
-        ["run", "--select", "stg_prometheus__gpu_activity"],
-        {incremental.WINDOW_VARIABLE: window, incremental.MODEL_WINDOWS_VARIABLE: own},
+    per_day = _run_staging(
+        home, {incremental.WINDOW_VARIABLE: window, incremental.MODEL_WINDOWS_VARIABLE: own}
     )
-    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        per_day = dict(
-            con.execute(f"select sample_day, count(*) from {table} group by 1").fetchall()
-        )
     assert per_day[dt.date(2026, 10, 21)] == 10 and dt.date(2026, 10, 22) not in per_day
     test = [
         "test",
