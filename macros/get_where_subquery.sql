@@ -27,4 +27,3 @@
         {{ return(relation) }}
     {%- endif -%}
 {%- endmacro %}
-

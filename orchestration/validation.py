@@ -351,15 +351,13 @@ def _workers(home: Path, pending: list[str]) -> int:
     return min(workers, len(pending)) if rows >= WORKER_ROWS else 1
 
 
-_worker_context: Any = None
+# a worker process's GX context, made for its first batch and kept for its next ones
+_worker_context = functools.cache(_gx_context)
 
 
 def _validate_in_worker(home: str, batch_id: str) -> BatchOutcome:
-    """One batch in a worker process (its GX context made once, kept for its next batch)."""
-    global _worker_context
-    if _worker_context is None:
-        _worker_context = _gx_context()
-    return _validate_batch(Path(home), batch_id, source_tables(), lambda: _worker_context)
+    """One batch in a worker process."""
+    return _validate_batch(Path(home), batch_id, source_tables(), _worker_context)
 
 
 def validate_batches(home: Path, batch_ids: Iterable[str]) -> list[BatchOutcome]:

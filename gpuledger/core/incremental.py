@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import hashlib
 import itertools
 import json
@@ -209,10 +210,22 @@ def _telemetry(home: Path, batch_id: str) -> tuple[dt.datetime, dt.datetime, int
     for table, column in TELEMETRY_TABLES.items():
         path = raw_dir(home) / table / f"{batch_id}.parquet"
         if path.exists():
-            meta = pq.ParquetFile(path).metadata
-            rows += meta.num_rows
-            times += _column_span(path, meta, column)
+            stat = path.stat()
+            file_rows, file_times = _file_telemetry(path, column, stat.st_mtime_ns, stat.st_size)
+            rows += file_rows
+            times += file_times
     return (min(times), max(times), rows) if times else None
+
+
+@functools.lru_cache(maxsize=65536)
+def _file_telemetry(
+    path: Path, column: str, mtime_ns: int, size: int
+) -> tuple[int, tuple[dt.datetime, ...]]:
+    """A telemetry file's rows and the extremes of its event time, read once per version of
+    the file in a process: a build reads the new batches' for its window and every batch's
+    for its pieces (day_rows)."""
+    meta = pq.ParquetFile(path).metadata
+    return meta.num_rows, tuple(_column_span(path, meta, column))
 
 
 def _column_span(path: Path, meta: pq.FileMetaData, column: str) -> list[dt.datetime]:
@@ -364,11 +377,8 @@ def cut(
         if midnight > start and rows + here > limit:
             pieces.append(Piece(start, midnight))
             start, rows = midnight, 0.0
-        if here > limit and model in WHOLE_DAYS:
-            pieces.append(Piece(midnight, midnight + dt.timedelta(days=1)))
-            start, rows = midnight + dt.timedelta(days=1), 0.0
-        elif here > limit:
-            parts = min(24, math.ceil(here / limit))
+        if here > limit:
+            parts = 1 if model in WHOLE_DAYS else min(24, math.ceil(here / limit))
             bounds = [midnight + dt.timedelta(hours=24 * n // parts) for n in range(parts + 1)]
             pieces += [Piece(a, b) for a, b in itertools.pairwise(bounds)]
             start, rows = bounds[-1], 0.0

@@ -1,5 +1,5 @@
 {#- Every physical GPU some telemetry source reported, with where and when: the NVML
-    sampler's inventory, DCGM series through Prometheus (their hours, int_dcgm_device_days)
+    sampler's inventory, DCGM series through Prometheus (their days, int_dcgm_device_days)
     and the vGPU host sampler. Keyed on the physical GPU UUID (a MIG instance reports its
     parent). -#}
 with
