@@ -74,31 +74,59 @@
 {%- endmacro %}
 
 {#- The pieces the by_day materialization rebuilds `model`'s window in, one after another:
-    [(start, end), ...] of `YYYY-MM-DD` days or `YYYY-MM-DDTHH:MM:SS` instants, from
+    [(start, end, batches), ...] of `YYYY-MM-DD` days or `YYYY-MM-DDTHH:MM:SS` instants, from
     GPULEDGER_REBUILD_PIECES (a JSON object of model name to `start/end` strings,
-    gpuledger.core.incremental.pieces_environment);
+    gpuledger.core.incremental.pieces_environment), with the landed batches the piece reads
+    where GPULEDGER_REBUILD_PIECE_BATCHES names them (a JSON object of model name to a list of
+    batch ids per piece), else none;
     none when it names no pieces of the model (the window is built in one statement). -#}
 {% macro rebuild_pieces(model_name) -%}
     {%- set value = env_var('GPULEDGER_REBUILD_PIECES', '') if execute else '' -%}
+    {%- set named = env_var('GPULEDGER_REBUILD_PIECE_BATCHES', '') if execute else '' -%}
+    {%- set batches = (fromjson(named) or {}).get(model_name) if named else none -%}
     {%- set pieces = [] -%}
     {%- if value -%}
         {%- for piece in (fromjson(value) or {}).get(model_name, []) -%}
             {%- set bounds = piece.split('/') -%}
-            {%- do pieces.append((bounds[0], bounds[1])) -%}
+            {%- do pieces.append((bounds[0], bounds[1], batches[loop.index0] if batches is not none else none)) -%}
         {%- endfor -%}
     {%- endif -%}
     {{ return(pieces) }}
 {%- endmacro %}
 
 {#- The statement that makes the connection's next rebuild_window bounds one piece's start
-    and end (`YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS`), or, without a piece, the window's own
-    again. -#}
+    and end (`YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS`), and its batches (rebuild_batches) when
+    it names them, or, without a piece, the window's own again. -#}
 {% macro set_rebuild_piece(piece=none) -%}
     {%- if piece is none -%}
         reset variable gpuledger_piece_start;
-        reset variable gpuledger_piece_end
+        reset variable gpuledger_piece_end;
+        reset variable gpuledger_piece_batches
     {%- else -%}
         set variable gpuledger_piece_start = cast('{{ piece[0] }}' as timestamp);
         set variable gpuledger_piece_end = cast('{{ piece[1] }}' as timestamp)
+        {%- if piece[2] is not none -%};
+        set variable gpuledger_piece_batches = cast([
+            {%- for batch in piece[2] -%}
+                '{{ batch }}'{{ ', ' if not loop.last }}
+            {%- endfor -%}
+        ] as varchar[])
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The landed batches (a query of one column, batch_id) whose points in `relation` an
+    incremental model's run reads: on DuckDB, when its pieces name their batches
+    (rebuild_pieces: the batches with samples in the piece, from their Parquet statistics),
+    those, so that neither the piece's points are read twice nor every landed batch's series;
+    else the batches of the points in the run's window, read from `relation`. -#}
+{% macro rebuild_batches(relation, column) -%}
+    {%- set pieces = gpuledger.rebuild_pieces(this.identifier) if execute and this is not none else [] -%}
+    {%- if target.type == 'duckdb' and pieces and pieces[0][2] is not none -%}
+        select unnest(getvariable('gpuledger_piece_batches')) as batch_id
+    {%- else -%}
+        select distinct batch_id
+        from {{ relation }}
+        where {{ gpuledger.rebuild_window(column) }}
     {%- endif -%}
 {%- endmacro %}

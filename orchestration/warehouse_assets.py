@@ -143,7 +143,7 @@ def _rebuild_in_pieces(
     for model in models:
         spans = ", ".join(str(piece) for piece in pieces[model])
         context.log.info(f"rebuilding {model} in {len(pieces[model])} piece(s): {spans}")
-    environment = {**days.environment(), **incremental.pieces_environment(pieces)}
+    environment = {**days.environment(), **incremental.pieces_environment(pieces, home)}
     select = ["--select", *(f"+{model}" for model in models)]
     total = sum(len(cut) for cut in pieces.values())
     with progress.task("rebuild telemetry", total=total, unit="pieces"):

@@ -183,3 +183,34 @@ def test_a_window_too_large_to_share_the_build_is_rebuilt_alone_in_pieces(
         incremental.PIECES_VARIABLE: '{"stg_prometheus__gpu_activity": '
         '["2026-09-30/2026-10-02", "2026-10-02/2026-10-03", "2026-10-03/2026-10-05"]}'
     }
+
+
+def test_a_piece_of_staging_names_the_batches_with_samples_in_it(tmp_path: Path) -> None:
+    """Staging's pieces name the landed batches whose samples fall in them (from the files'
+    statistics), so a piece reads neither its points twice nor every batch's series; a batch
+    without a manifest is not landed and is not named."""
+    day = dt.datetime(2026, 10, 4)
+    _land(tmp_path, "early", "prometheus_points", [day, day + dt.timedelta(hours=11, minutes=59)])
+    _land(
+        tmp_path,
+        "late",
+        "prometheus_points",
+        [day + dt.timedelta(hours=12), day + dt.timedelta(hours=23)],
+    )
+    _land(tmp_path, "next", "prometheus_points", [day + dt.timedelta(days=1, minutes=30)])
+    (raw_dir(tmp_path) / BATCHES_TABLE / "next.parquet").unlink()  # no manifest: not landed
+    morning = incremental.Piece(day, day + dt.timedelta(hours=12))
+    evening = incremental.Piece(day + dt.timedelta(hours=12), day + dt.timedelta(days=1))
+    staging = "stg_prometheus__gpu_activity"
+    assert incremental.piece_batches(tmp_path, staging, morning) == ("early",)
+    assert incremental.piece_batches(tmp_path, staging, evening) == ("late",)
+    # the roll-up's piece reads an hour before it and two after: both batches
+    rollup = "int_device_activity_hourly"
+    assert incremental.piece_batches(tmp_path, rollup, evening) == ("early", "late")
+    named = incremental.pieces_environment(
+        {staging: [morning, evening], rollup: [evening]}, tmp_path
+    )
+    assert named[incremental.PIECE_BATCHES_VARIABLE] == (
+        '{"stg_prometheus__gpu_activity": [["early"], ["late"]]}'
+    )
+    assert incremental.PIECE_BATCHES_VARIABLE not in incremental.pieces_environment({})

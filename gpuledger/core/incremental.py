@@ -74,6 +74,13 @@ CHECKED_MODEL_VARIABLE = "GPULEDGER_CHECKED_MODEL_WINDOWS"
 CHECKED_VARIABLE = "GPULEDGER_CHECKED_WINDOW"
 CHUNK_VARIABLE = "GPULEDGER_REBUILD_CHUNK_ROWS"
 PIECES_VARIABLE = "GPULEDGER_REBUILD_PIECES"
+# the landed batches each piece of a model in BATCH_SCOPED reads (pieces_environment)
+PIECE_BATCHES_VARIABLE = "GPULEDGER_REBUILD_PIECE_BATCHES"
+# models that read the landed points of the batches a piece's samples are in, named to them
+# (macros/rebuild_window.sql: rebuild_batches): staging found them with a second scan of the
+# piece's points, and then read the series of every landed batch to join them (2.35M series
+# in a 4,096-GPU month, in each of its 62 pieces)
+BATCH_SCOPED = frozenset({"stg_prometheus__gpu_activity"})
 # what the by_day materialization prints as each piece is committed (then: model, piece)
 PIECE_DONE = "gpuledger rebuilt piece:"
 # telemetry rows (points) a rebuild takes in one piece (of a dbt run): staging groups a piece's
@@ -406,12 +413,34 @@ def plan(
     return pieces
 
 
-def pieces_environment(pieces: dict[str, list[Piece]]) -> dict[str, str]:
+def pieces_environment(pieces: dict[str, list[Piece]], home: Path | None = None) -> dict[str, str]:
     """The variable naming each model's pieces (`start/end`, days or instants) to the by_day
     materialization, which rebuilds them one after another in one dbt run
-    (macros/rebuild_window.sql: rebuild_pieces)."""
+    (macros/rebuild_window.sql: rebuild_pieces); with `home`, and the variable naming the
+    landed batches each piece of a BATCH_SCOPED model reads (piece_batches)."""
     named = {model: [str(p) for p in model_pieces] for model, model_pieces in pieces.items()}
-    return {PIECES_VARIABLE: json.dumps(named, sort_keys=True)}
+    environment = {PIECES_VARIABLE: json.dumps(named, sort_keys=True)}
+    if home is not None:
+        scoped = {
+            model: [list(piece_batches(home, model, piece)) for piece in model_pieces]
+            for model, model_pieces in pieces.items()
+            if model in BATCH_SCOPED
+        }
+        environment[PIECE_BATCHES_VARIABLE] = json.dumps(scoped, sort_keys=True)
+    return environment
+
+
+def piece_batches(home: Path, model: str, piece: Piece) -> tuple[str, ...]:
+    """The landed batches with telemetry samples in what `piece` of `model` reads: its
+    [start, end) widened by the model's REACH (from each batch's first and last sample time,
+    the Parquet statistics the window is made from), in batch order."""
+    before, after = REACH.get(model, (dt.timedelta(0), dt.timedelta(0)))
+    lower, upper = piece.start - before, piece.end + after
+    return tuple(
+        batch
+        for batch in sorted(manifested_batches(home))
+        if (span := batch_span(home, batch)) is not None and span[0] < upper and span[1] >= lower
+    )
 
 
 def full_window(home: Path) -> Window:

@@ -38,14 +38,14 @@ points as (
     where {{ gpuledger.rebuild_window('sampled_at') }}
 ),
 
-{# The batches with points in the days rebuilt, read apart from `points` (a second reference
-    to it would make DuckDB hold every point of the piece): only their series are numbered
-    and joined. A fleet month lands millions of series (2.35M for 4,096 GPUs), and numbering
-    them all took 4.4 s in every piece of its rebuild; a piece's points are in a few batches. #}
+{# The batches with points in the days rebuilt: only their series are numbered and joined. A
+    fleet month lands millions of series (2.35M for 4,096 GPUs), and numbering them all took
+    4.4 s in every piece of its rebuild; a piece's points are in a few batches. A run that
+    rebuilds in pieces names each piece's batches (from their Parquet statistics), so that
+    DuckDB reads only their series files; else they are read apart from `points` (a second
+    reference to it would make DuckDB hold every point of the piece). #}
 rebuilt_batches as (
-    select distinct batch_id
-    from {{ source('prometheus', 'prometheus_points') }}
-    where {{ gpuledger.rebuild_window('sampled_at') }}
+    {{ gpuledger.rebuild_batches(source('prometheus', 'prometheus_points'), 'sampled_at') }}
 ),
 
 {# The landed batches (those with a manifest) in the order a later version of a point wins:
