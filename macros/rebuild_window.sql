@@ -88,7 +88,8 @@
     {%- if value -%}
         {%- for piece in (fromjson(value) or {}).get(model_name, []) -%}
             {%- set bounds = piece.split('/') -%}
-            {%- do pieces.append((bounds[0], bounds[1], batches[loop.index0] if batches is not none else none)) -%}
+            {%- set piece_batches = batches[loop.index0] if batches is not none else none -%}
+            {%- do pieces.append((bounds[0], bounds[1], piece_batches)) -%}
         {%- endfor -%}
     {%- endif -%}
     {{ return(pieces) }}
@@ -121,7 +122,8 @@
     those, so that neither the piece's points are read twice nor every landed batch's series;
     else the batches of the points in the run's window, read from `relation`. -#}
 {% macro rebuild_batches(relation, column) -%}
-    {%- set pieces = gpuledger.rebuild_pieces(this.identifier) if execute and this is not none else [] -%}
+    {%- set rebuilding = execute and this is not none -%}
+    {%- set pieces = gpuledger.rebuild_pieces(this.identifier) if rebuilding else [] -%}
     {%- if target.type == 'duckdb' and pieces and pieces[0][2] is not none -%}
         select unnest(getvariable('gpuledger_piece_batches')) as batch_id
     {%- else -%}

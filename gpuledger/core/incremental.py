@@ -421,8 +421,9 @@ def pieces_environment(pieces: dict[str, list[Piece]], home: Path | None = None)
     named = {model: [str(p) for p in model_pieces] for model, model_pieces in pieces.items()}
     environment = {PIECES_VARIABLE: json.dumps(named, sort_keys=True)}
     if home is not None:
+        spans = _landed_spans(home)
         scoped = {
-            model: [list(piece_batches(home, model, piece)) for piece in model_pieces]
+            model: [list(_reaching(spans, model, piece)) for piece in model_pieces]
             for model, model_pieces in pieces.items()
             if model in BATCH_SCOPED
         }
@@ -434,13 +435,26 @@ def piece_batches(home: Path, model: str, piece: Piece) -> tuple[str, ...]:
     """The landed batches with telemetry samples in what `piece` of `model` reads: its
     [start, end) widened by the model's REACH (from each batch's first and last sample time,
     the Parquet statistics the window is made from), in batch order."""
+    return _reaching(_landed_spans(home), model, piece)
+
+
+def _landed_spans(home: Path) -> dict[str, tuple[dt.datetime, dt.datetime]]:
+    """Each landed batch's first and last sample time (those with telemetry), in batch
+    order: read once for all the pieces of a run."""
+    return {
+        batch: span
+        for batch in sorted(manifested_batches(home))
+        if (span := batch_span(home, batch)) is not None
+    }
+
+
+def _reaching(
+    spans: dict[str, tuple[dt.datetime, dt.datetime]], model: str, piece: Piece
+) -> tuple[str, ...]:
+    """The batches of `spans` with samples in `piece` of `model` widened by its REACH."""
     before, after = REACH.get(model, (dt.timedelta(0), dt.timedelta(0)))
     lower, upper = piece.start - before, piece.end + after
-    return tuple(
-        batch
-        for batch in sorted(manifested_batches(home))
-        if (span := batch_span(home, batch)) is not None and span[0] < upper and span[1] >= lower
-    )
+    return tuple(batch for batch, (first, last) in spans.items() if first < upper and last >= lower)
 
 
 def full_window(home: Path) -> Window:

@@ -1,9 +1,10 @@
 {#- The DuckDB materialization of the incremental models rebuilt by whole days
     (gpuledger.by_day_incremental_config): a run deletes the days of its window
     (gpuledger.rebuild_window: the model's days, every day when none is named) and inserts
-    the model's rows straight from its query, in one transaction. dbt's own incremental materialization first
-    writes the query into a temporary table and then copies it (delete+insert by the day
-    column): a copy of every row rebuilt, about a sixth of a telemetry piece's run.
+    the model's rows straight from its query, in one transaction. dbt's own incremental
+    materialization first writes the query into a temporary table and then copies it
+    (delete+insert by the day column): a copy of every row rebuilt, about a sixth of a
+    telemetry piece's run.
     A window's days are replaced whole, so a day whose evidence is gone (a batch quarantined
     after it was built) keeps no stale rows. The first run, and a full refresh, create the
     table from the query. The rows are inserted by column name: a query whose columns no longer
