@@ -5,7 +5,7 @@ BIN       := $(VENV)/bin
 STAMP     := $(VENV)/.installed
 TEST_HOME ?= $(CURDIR)/.gpuledger-test
 
-.PHONY: demo test test-envs lint dbt-test pytest clean bench focus-validate
+.PHONY: demo test test-envs lint dbt-test pytest clean bench bench-fixed focus-validate
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -87,6 +87,10 @@ clean:
 BENCH_ARGS ?= --gpus 4096 --days 31
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.close_benchmark $(BENCH_ARGS)
+
+# What a build costs with nothing to compute (the demo's closed home, built three times).
+bench-fixed: $(STAMP)
+	$(BIN)/python -m benchmarks.fixed_cost
 
 # The Dagster UI (dagster dev) on http://127.0.0.1:3000 over UI_HOME (default: $GPULEDGER_HOME,
 # else the demo's home); DAGSTER_HOME is UI_HOME/dagster. README "Running the close from the UI".
