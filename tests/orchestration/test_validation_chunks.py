@@ -99,6 +99,9 @@ def test_slices_give_the_outcome_and_span_of_the_whole_batch(
     chunks = sliced["results"]["suites"]["slurm_jobs"]["chunks"]
     assert [c["first_row"] for c in chunks] == list(range(0, 20, 3))
     assert sum(c["rows"] for c in chunks) == 20 and all(c["success"] for c in chunks)
+    # a slice is named by its first row, not fingerprinted by GX (an md5 over every row)
+    for chunk in chunks:
+        assert set(chunk["meta"]["batch_markers"]) == {"ge_load_time"}
     # the span: the first job's submit to the extraction time (the 13th job still runs)
     spans = {
         (r["outcome"].first_evidence_at, r["outcome"].last_evidence_at) for r in (whole, sliced)
