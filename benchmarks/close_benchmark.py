@@ -31,10 +31,7 @@ from __future__ import annotations
 import argparse
 import calendar
 import datetime as dt
-import os
-import platform
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -44,7 +41,7 @@ from benchmarks.fleet import FIRST_DAY, Fleet, make_fleet
 from benchmarks.formats.inventory import write_inventory
 from benchmarks.formats.kubernetes import CLUSTER, write_watch_start
 from benchmarks.policy import write_policy
-from benchmarks.results import Result, append_row
+from benchmarks.results import Result, append_row, run_identity
 from benchmarks.steps import Step, StepFailed, run_command, run_ingest
 
 UNITS = {"slurm": "lines", "prometheus": "points", "kubernetes": "events", "requests": "lines"}
@@ -212,11 +209,7 @@ def main() -> int:
     except (StepFailed, ValueError) as err:
         print(f"benchmark failed: {err}", file=sys.stderr)
         return 1
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    machine = f"{os.cpu_count()} cores, {platform.python_version()}"
-    print(append_row(args.results, result, dt.date.today(), commit, machine))
+    print(append_row(args.results, result, dt.date.today(), *run_identity()))
     return 0
 
 

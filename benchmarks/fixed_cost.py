@@ -16,14 +16,12 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import os
-import platform
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.results import insert_row, run_identity
 from benchmarks.steps import StepFailed, run_command
 
 HEADER = (
@@ -76,10 +74,11 @@ def measure(workdir: Path, builds: int) -> list[Build]:
     return measured
 
 
-def append_row(results: Path, builds: list[Build], commit: str) -> str:
+def append_row(results: Path, builds: list[Build], commit: str, machine: str) -> str:
+    """Add the row of the median build (the lower of two) to the section's table of
+    `results` (the section added at the end when missing); returns it."""
     ordered = sorted(builds, key=lambda b: b.seconds)
     median = ordered[(len(ordered) - 1) // 2]
-    machine = f"{os.cpu_count()} cores, {platform.python_version()}"
     row = (
         f"| {dt.date.today()} | {commit} | {len(builds)} | {median.seconds:.1f} "
         f"| {ordered[0].seconds:.1f} | {ordered[-1].seconds:.1f} | {median.dbt_elapsed:.1f} "
@@ -90,13 +89,7 @@ def append_row(results: Path, builds: list[Build], commit: str) -> str:
     if SECTION not in text:
         text = text.rstrip("\n") + f"\n\n{SECTION}\n\n{HEADER}\n|{'---|' * 12}\n"
     lines = text.splitlines()
-    start = lines.index(SECTION)
-    # the row goes after the last row of the section's table
-    end = start + 1
-    while end < len(lines) and not lines[end].startswith("## "):
-        end += 1
-    last = max(i for i in range(start, end) if lines[i].startswith("|"))
-    lines.insert(last + 1, row)
+    insert_row(lines, HEADER, row)
     results.write_text("\n".join(lines) + "\n")
     return row
 
@@ -114,10 +107,7 @@ def main() -> int:
     except StepFailed as err:
         print(f"benchmark failed: {err}", file=sys.stderr)
         return 1
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    print(append_row(args.results, builds, commit))
+    print(append_row(args.results, builds, *run_identity()))
     return 0
 
 

@@ -4,6 +4,9 @@ and which targets the run met (reported, never asserted)."""
 from __future__ import annotations
 
 import datetime as dt
+import os
+import platform
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,6 +80,25 @@ def row(result: Result, date: dt.date, commit: str, machine: str) -> str:
     return f"| {' | '.join(cells)} |"
 
 
+def run_identity() -> tuple[str, str]:
+    """(the checkout's short commit, the machine: cores and Python) a row names."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return commit, f"{os.cpu_count()} cores, {platform.python_version()}"
+
+
+def insert_row(lines: list[str], header: str, line: str) -> None:
+    """Insert `line` after the last row of the table whose header line is `header` (at the
+    end of `lines` when there is none: prose may follow a table)."""
+    at = len(lines)
+    if header in lines:
+        at = lines.index(header) + 1
+        while at < len(lines) and lines[at].startswith("|"):
+            at += 1
+    lines.insert(at, line)
+
+
 def append_row(path: Path, result: Result, date: dt.date, commit: str, machine: str) -> str:
     """Add the run's row to the rows table of `path`, after its last row (the file is
     written with its header when new; a file whose table is gone gets the row at its end, as
@@ -85,12 +107,6 @@ def append_row(path: Path, result: Result, date: dt.date, commit: str, machine: 
     if not path.exists():
         path.write_text(HEADER)
     lines = path.read_text().splitlines()
-    header = f"| {' | '.join(COLUMNS)} |"
-    at = len(lines)
-    if header in lines:
-        at = lines.index(header) + 1
-        while at < len(lines) and lines[at].startswith("|"):
-            at += 1
-    lines.insert(at, line)
+    insert_row(lines, f"| {' | '.join(COLUMNS)} |", line)
     path.write_text("\n".join(lines) + "\n")
     return line

@@ -20,13 +20,13 @@ def test_the_row_is_the_median_build_and_joins_its_section_before_the_prose(
         Build(seconds=26.0, peak_rss_mib=800, dbt_elapsed=15.0, nodes=533, tests=411,
               test_seconds=12.5),
     ]  # fmt: skip
-    first = append_row(path, builds, "aaaaaaa")
+    first = append_row(path, builds, "aaaaaaa", "2 cores")
     cells = [cell.strip() for cell in first.strip("|").split("|")]
     # the median build (26.0 s) with its own dbt figures; the extremes; the highest peak
     assert cells[1:11] == ["aaaaaaa", "3", "26.0", "24.0", "30.0", "15.0", "533", "411",
                            "12.5", "950"]  # fmt: skip
     path.write_text(path.read_text() + "\nThe build is mostly dbt's nodes.\n")
-    second = append_row(path, builds[:2], "bbbbbbb")
+    second = append_row(path, builds[:2], "bbbbbbb", "2 cores")
     lines = path.read_text().splitlines()
     start = lines.index(SECTION)
     assert lines[start + 2] == HEADER
