@@ -27,9 +27,11 @@ class FieldError(ValueError):
         self.reason = reason
 
 
-def json_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(1-based line number, line) for every non-blank line; blank lines are not records."""
-    for number, raw in enumerate(text.split("\n"), start=1):
+def json_lines(text: str, first_line: int = 1) -> Iterator[tuple[int, str]]:
+    """(line number, line) for every non-blank line, numbered from `first_line` (the text's
+    first line: a piece of a file starts where the one before it ended); blank lines are not
+    records."""
+    for number, raw in enumerate(text.split("\n"), start=first_line):
         line = raw.rstrip("\r")
         if line.strip():
             yield number, line
@@ -54,31 +56,62 @@ def require_jsonl(records_read: int, objects: int, first_line: int) -> None:
         )
 
 
+class JsonlStream:
+    """JSON Lines parsed piece by piece (extractors.textfile.land_pieces), or whole (`whole`):
+    every non-blank line is one record, read into its rows by `read(obj, line)`; a FieldError
+    quarantines the record with its line and field. Nothing is kept from one piece to the
+    next but the counts `end` checks (and whatever `read` keeps)."""
+
+    def __init__(self, read: Builder) -> None:
+        self.read = read
+        self.records_read = self.objects = self.first_line = 0
+
+    def parse(self, text: str, line: int = 1, final: bool = True) -> ParseResult:
+        result = ParseResult()
+        for number, raw in json_lines(text, line):
+            result.records_read += 1
+            self.first_line = self.first_line or number
+            try:
+                obj = load_object(raw)
+                self.objects += 1
+                rows = self.read(obj, number)
+            except FieldError as err:
+                result.reject(number, err.field, err.reason, raw)
+                continue
+            for table, row in rows:
+                result.add(table, row)
+        self.records_read += result.records_read
+        return result
+
+    def end(self) -> ParseResult:
+        require_jsonl(self.records_read, self.objects, self.first_line)
+        return ParseResult()
+
+    def whole(self, text: str) -> ParseResult:
+        result = self.parse(text)
+        self.end()
+        return result
+
+
+def by_record_type(builders: dict[str, Builder]) -> Builder:
+    """A reader that dispatches each record on its `record_type` to its builder."""
+
+    def read(obj: dict[str, Any], line: int) -> Rows:
+        kind = text(obj, "record_type")
+        if kind not in builders:
+            raise FieldError(
+                "record_type",
+                f"unknown record type {kind!r}; expected one of {', '.join(builders)}",
+            )
+        return builders[kind](obj, line)
+
+    return read
+
+
 def parse_records(content: str, builders: dict[str, Builder]) -> ParseResult:
     """Every non-blank line is one record, dispatched on its `record_type` to a builder that
     returns its rows; a FieldError quarantines the record with its line and field."""
-    result = ParseResult()
-    objects, first_line = 0, 0
-    for line, raw in json_lines(content):
-        result.records_read += 1
-        first_line = first_line or line
-        try:
-            obj = load_object(raw)
-            objects += 1
-            kind = text(obj, "record_type")
-            if kind not in builders:
-                raise FieldError(
-                    "record_type",
-                    f"unknown record type {kind!r}; expected one of {', '.join(builders)}",
-                )
-            rows = builders[kind](obj, line)
-        except FieldError as err:
-            result.reject(line, err.field, err.reason, raw)
-            continue
-        for table, row in rows:
-            result.add(table, row)
-    require_jsonl(result.records_read, objects, first_line)
-    return result
+    return JsonlStream(by_record_type(builders)).whole(content)
 
 
 def _given(obj: dict[str, Any], name: str, required: bool) -> Any:

@@ -1,7 +1,8 @@
-"""A text evidence file read in bounded pieces, for a parser that streams (sacct text): memory
-holds a piece, never the file. The same rules as extractors.filebatch reading it whole: the
-batch id hashes the raw bytes, a leading byte order mark is not text, an invalid byte
-refuses the file (`--errors strict`) or is replaced, named by line and field.
+"""A text evidence file read in bounded pieces, for a parser that streams (sacct text, JSON
+Lines, Kubernetes watch events: `land_pieces`): memory holds a piece, never the file. The
+same rules as extractors.filebatch reading it whole: the batch id hashes the raw bytes, a
+leading byte order mark is not text, an invalid byte refuses the file (`--errors strict`)
+or is replaced, named by line and field.
 
 A piece is about `PIECE_BYTES` of whole lines: it ends at a newline byte, so each is decoded
 by itself, in UTF-8 and the single-byte encodings where the byte 0x0A is always a newline.
@@ -14,14 +15,25 @@ import codecs
 import encodings
 import hashlib
 import importlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from extractors import progress
-from extractors.filebatch import BOM, ReadOptions, SourceFileError, is_utf8
+from extractors.filebatch import (
+    BOM,
+    DEFAULT_READ,
+    ReadOptions,
+    SourceFileError,
+    invalid_byte,
+    is_utf8,
+    json_field_at,
+)
+from extractors.landing import BatchWriter, LandingReport
 from extractors.rawstore import batch_hasher
+from extractors.records import ParseResult, to_table
 
 PIECE_BYTES = 8 * 2**20
 _SINGLE_BYTE = frozenset({"ascii", "latin-1", "iso8859-1"})
@@ -197,3 +209,102 @@ def _splits_at_newline(encoding: str) -> bool:
         return False
     table = getattr(module, "decoding_table", None)
     return isinstance(table, str) and len(table) == 256 and table[0x0A] == "\n"
+
+
+class PieceParser(Protocol):
+    """A parser fed a file's text piece by piece (`land_pieces`).
+
+    `parse(text, line, final)`: the rows and rejects of the records that end in this piece,
+    `records_read` counting them, their lines numbered from `line` (the piece's first); a
+    record not yet complete may be kept for the next piece (`final`: there is none).
+    `end()`: what holds for the whole file once every piece is parsed (the extraction
+    instant its records state, warnings); it raises ValueError when the file as a whole is
+    not the format (a file error, nothing lands)."""
+
+    def parse(self, text: str, line: int, final: bool) -> ParseResult: ...
+
+    def end(self) -> ParseResult: ...
+
+
+def land_pieces(
+    home: Path,
+    path: Path,
+    *,
+    source: str,
+    parser: PieceParser,
+    row_types: Mapping[str, type],
+    options: str = "",
+    read: ReadOptions = DEFAULT_READ,
+) -> LandingReport:
+    """Land `path` parsed piece by piece: memory holds a piece and its rows, never the file.
+    The same batch (id, rows, quarantine, manifest) and the same refusals as reading it whole
+    (extractors.filebatch.land_file) for a parser whose records are whole lines or JSON
+    objects: an invalid byte names its line and the JSON field of that line that holds it."""
+    batch_options = options + read.fingerprint()
+    found = survey(path, read, source=source, options=batch_options)
+    field = None
+    if found.bad_place is not None:
+        line, column = found.bad_place
+        field = json_field_at(_line_text(path, read, line), 1, column)
+        invalid_byte(str(path), read, found.bad_place, found.bad_byte or 0, field)  # strict: raises
+    with BatchWriter(
+        home,
+        source=source,
+        file=str(path),
+        batch_id=found.batch_id,
+        content_sha256=found.content_sha256,
+        options=batch_options,
+        row_types=row_types,
+        extracted_at=read.extracted_at,
+        covers_from=read.covers_from,
+    ) as batch:
+        if batch.existing is not None:
+            return batch.already_landed()
+        records, has_text, line = 0, False, 1
+        try:
+            for text, last in text_pieces(path, read):
+                has_text = has_text or bool(text.strip())
+                parsed = parser.parse(text, line, last)
+                line += text.count("\n")
+                records += parsed.records_read
+                for table, rows in parsed.tables.items():
+                    batch.write(table, to_table(row_types[table], rows))
+                batch.reject(parsed.rejected)
+            ended = parser.end()
+        except ValueError as exc:
+            raise SourceFileError(f"{path}: {exc}") from None
+        if records == 0:
+            what = "nothing but headers or blank lines" if has_text else "the file is empty"
+            raise SourceFileError(f"{path}: no records ({what}); nothing landed")
+        warnings = list(ended.warnings)
+        if found.bad_place is not None:
+            warnings.append(
+                invalid_byte(str(path), read, found.bad_place, found.bad_byte or 0, field)
+            )
+        return batch.finish(
+            records,
+            coverage=ended.coverage,
+            stated_extraction=ended.extracted_at,
+            stated_basis=ended.extracted_at_basis,
+            warnings=warnings,
+        )
+
+
+def _line_text(path: Path, read: ReadOptions, number: int) -> str:
+    """The text of the file's line `number` (1-based), invalid bytes read as U+FFFD."""
+    seen = 0
+    for index, (piece, _) in enumerate(_pieces(path, read.encoding)):
+        count = piece.count(b"\n")
+        if seen + count + (not piece.endswith(b"\n")) >= number:
+            text = piece.decode(_codec(read.encoding, first=index == 0), "replace")
+            return text.removeprefix(BOM).split("\n")[number - seen - 1]
+        seen += count
+    return ""
+
+
+def beginning(path: Path, read: ReadOptions) -> str:
+    """The file's first piece of text (whole lines, about PIECE_BYTES; invalid bytes read as
+    U+FFFD, a byte order mark dropped): enough to tell its format by."""
+    for piece, _ in _pieces(path, read.encoding):
+        return piece.decode(_codec(read.encoding, first=True), "replace").removeprefix(BOM)
+    return ""

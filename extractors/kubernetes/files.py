@@ -10,9 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
-from extractors.kubernetes.parse import ParseOptions, parse_document
+from extractors.kubernetes.parse import (
+    ParseOptions,
+    WatchStream,
+    parse_document,
+    starts_with_event,
+)
 from extractors.kubernetes.records import RAW_TABLES
 from extractors.landing import LandingReport
+from extractors.textfile import beginning, land_pieces
 
 SOURCE = "kubernetes"
 
@@ -35,7 +41,19 @@ def ingest_file(
     home: Path, path: Path, options: ParseOptions, read: ReadOptions = DEFAULT_READ
 ) -> LandingReport:
     """Land a List or watch-event file. A List is dated by `read.extracted_at` (it carries
-    no time; without one it is refused); watch events by it, else each by its own time."""
+    no time; without one it is refused); watch events by it, else each by its own time.
+    Watch events are read piece by piece (WatchStream: memory does not grow with the file);
+    a List, one JSON document, is read whole."""
+    if starts_with_event(beginning(path, read)):
+        return land_pieces(
+            home,
+            path,
+            source=SOURCE,
+            parser=WatchStream(options, read.extracted_at),
+            row_types=RAW_TABLES,
+            options=options.fingerprint(),
+            read=read,
+        )
     return land_file(
         home,
         path,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TypeGuard
 
 from extractors.kubernetes import fields
@@ -168,24 +168,58 @@ def _stream_observations(
     """Watch events one after another; a record that is not JSON is rejected and skipped
     (parsing resumes at the next line that starts with `{`). Each is dated `observed_at`
     when given, else by its own evidence (`event_time`)."""
+    observations, _, _ = _read_events(text, start, (0, 1, 0), observed_at, result, final=True)
+    return observations
+
+
+def _at(error: json.JSONDecodeError, origin: tuple[int, int, int]) -> str:
+    """json's message for `error` (`msg: line L column C (char P)`), placed in the file: the
+    decoded text starts `origin` (characters before it, its line, its 0-based column) in."""
+    offset, line, column = origin
+    if error.lineno == 1:
+        column += error.colno
+    else:
+        column = error.colno
+    return (
+        f"{error.msg}: line {line + error.lineno - 1} column {column} (char {offset + error.pos})"
+    )
+
+
+def _read_events(
+    text: str,
+    start: int,
+    origin: tuple[int, int, int],
+    observed_at: dt.datetime | None,
+    result: ParseResult,
+    *,
+    final: bool,
+) -> tuple[list[Observation], int, int]:
+    """The events of `text` from `start`, with where an event that may continue in the next
+    piece starts (`len(text)` when none does) and its line. `origin`: where `text` starts in
+    the file (characters before it, its line, its 0-based column), for the lines of records
+    and the places invalid JSON is reported at. Not `final`: a record that does not decode
+    and has no line starting with `{` after it may be an event cut by the end of the piece,
+    so it is left for the next one."""
     decoder = json.JSONDecoder()
     observations = []
     position = counted = start
-    line = _line_of(text, start)
+    line = origin[1] + text.count("\n", 0, start)
     while True:
         while position < len(text) and text[position].isspace():
             position += 1
         if position >= len(text):
-            return observations
+            return observations, position, line
         line += text.count("\n", counted, position)
         counted = position
         try:
             value, end = decoder.raw_decode(text, position)
         except json.JSONDecodeError as exc:
-            result.records_read += 1
             next_start = text.find("\n{", position)
+            if next_start == -1 and not final:
+                return observations, position, line
+            result.records_read += 1
             end = len(text) if next_start == -1 else next_start + 1
-            result.reject(line, "json", f"invalid JSON: {exc}", text[position:end])
+            result.reject(line, "json", f"invalid JSON: {_at(exc, origin)}", text[position:end])
             position = end
             continue
         position = end
@@ -206,6 +240,65 @@ def _stream_observations(
         )
 
 
+class WatchStream:
+    """A watch event stream parsed piece by piece (extractors.textfile.land_pieces): the same
+    records, rows and rejects as `parse_document` reading the file whole, with memory for a
+    piece and the event it ends in the middle of (kept for the next piece). Only for a file
+    whose first object is a watch event (`starts_with_event`); a List is one JSON document,
+    read whole."""
+
+    def __init__(self, options: ParseOptions, observed_at: dt.datetime | None) -> None:
+        self.options, self.observed_at = options, observed_at
+        self.rest = ""  # the start of an event the last piece ended in
+        self.rest_origin = (0, 1, 0)  # where it starts: characters before it, line, column
+        self.read = 0  # the characters of the pieces parsed, the rest's included
+        self.latest: dt.datetime | None = None
+
+    def parse(self, text: str, line: int, final: bool) -> ParseResult:
+        if self.rest:
+            buffer, origin = self.rest + text, self.rest_origin
+        else:
+            buffer, origin = text, (self.read, line, 0)
+        self.read += len(text)
+        unread = ParseResult()
+        observations, stop, stop_line = _read_events(
+            buffer, 0, origin, self.observed_at, unread, final=final
+        )
+        self.rest = buffer[stop:]
+        line_start = buffer.rfind("\n", 0, stop) + 1
+        column = stop - line_start if line_start else origin[2] + stop
+        self.rest_origin = (origin[0] + stop, stop_line, column)
+        parsed = parse_observations(observations, self.options)
+        parsed.records_read += unread.records_read
+        parsed.rejected.extend(unread.rejected)
+        parsed.rejected.sort(key=lambda r: r.line)
+        for observation in observations:
+            seen = observation.observed_at
+            if seen is not None and (self.latest is None or seen > self.latest):
+                self.latest = seen
+        return parsed
+
+    def end(self) -> ParseResult:
+        """The batch's extraction instant, when no --extracted-at dates it: the latest
+        event's (basis `watch_events`)."""
+        ended = ParseResult()
+        if self.observed_at is None and self.latest is not None:
+            ended.extracted_at, ended.extracted_at_basis = self.latest, "watch_events"
+        return ended
+
+
+def starts_with_event(text: str) -> bool:
+    """Whether `text` (a file's beginning) starts with a whole watch event."""
+    stripped = text.lstrip()
+    if not stripped.startswith("{"):
+        return False
+    try:
+        first, _ = json.JSONDecoder().raw_decode(stripped)
+    except json.JSONDecodeError:
+        return False
+    return _is_event(first)
+
+
 def event_time(event: Mapping[str, object]) -> dt.datetime | None:
     """When a watch event was seen, by its own evidence: the `observed_at` gpuledger's live
     writer records with it, else the latest time its object carries (creation, a managed
@@ -218,23 +311,42 @@ def event_time(event: Mapping[str, object]) -> dt.datetime | None:
             return parse_timestamp(recorded)
         except ValueError:
             pass
-    times = list(_object_times(event.get("object")))
+    times = []
+    for value in _time_texts(event.get("object")):
+        try:
+            times.append(parse_timestamp(value))
+        except ValueError:
+            continue
     return max(times) if times else None
 
 
-def _object_times(value: object) -> Iterator[dt.datetime]:
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if key in _EVIDENCE_TIMES and isinstance(item, str):
-                try:
-                    yield parse_timestamp(item)
-                except ValueError:
-                    continue
-            elif key != "deletionTimestamp":
-                yield from _object_times(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _object_times(item)
+def _time_texts(value: object) -> set[str]:
+    """The distinct texts of the object's evidence times (each is parsed once: an object
+    repeats its creation time in its conditions and managed fields)."""
+    found: set[str] = set()
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, list):
+            pending.extend(child for child in item if _container(child))
+        elif isinstance(item, Mapping):
+            for key, child in item.items():
+                if key in _EVIDENCE_TIMES and isinstance(child, str):
+                    found.add(child)
+                elif key != "deletionTimestamp" and _container(child):
+                    pending.append(child)
+    return found
+
+
+def _container(value: object) -> bool:
+    """A JSON object or array (told apart from a scalar without the ABC's slower check)."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        return True
+    return kind not in _SCALARS and isinstance(value, Mapping | list)
+
+
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def parse_document(

@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from extractors.filebatch import DEFAULT_READ, ReadOptions, land_file
+from extractors.filebatch import DEFAULT_READ, ReadOptions
 from extractors.landing import LandingReport
-from extractors.nvml.parse import parse_nvml_jsonl
+from extractors.nvml.parse import nvml_stream, parse_nvml_jsonl
 from extractors.nvml.records import RAW_TABLES
 from extractors.nvml.sampler import NvmlSampler
 from extractors.nvmlcalls import nvml_session
 from extractors.sampling import LiveOptions, LiveSource, run_live
+from extractors.textfile import land_pieces
 
 SOURCE = LiveSource(name="nvml", parse=parse_nvml_jsonl, row_types=RAW_TABLES)
 
 
 def ingest_file(home: Path, path: Path, read: ReadOptions = DEFAULT_READ) -> LandingReport:
     """Land a JSONL file the sampler wrote (`--output`, or a copy of a spool chunk)."""
-    return land_file(
-        home, path, source=SOURCE.name, parse=SOURCE.parse, row_types=RAW_TABLES, read=read
+    return land_pieces(
+        home, path, source=SOURCE.name, parser=nvml_stream(), row_types=RAW_TABLES, read=read
     )
 
 

@@ -46,6 +46,11 @@ def parse_nvml_jsonl(text: str) -> ParseResult:
     return jsonl.parse_records(text, _BUILDERS)
 
 
+def nvml_stream() -> jsonl.JsonlStream:
+    """The same parser fed a file piece by piece (extractors.textfile.land_pieces)."""
+    return jsonl.JsonlStream(jsonl.by_record_type(_BUILDERS))
+
+
 def _device(obj: dict[str, Any], line: int) -> Rows:
     error = jsonl.text(obj, "error", required=False)
     common = {

@@ -26,29 +26,28 @@ OUTCOMES = ("success", "error", "timeout", "cancelled", "rejected")
 
 
 def parse_requests_jsonl(text: str) -> ParseResult:
-    result = ParseResult()
+    return requests_stream().whole(text)
+
+
+def requests_stream() -> jsonl.JsonlStream:
+    """A gateway log parsed piece by piece (extractors.textfile.land_pieces) or whole. A
+    request id seen before in the file quarantines the later line: the ids seen so far are
+    kept (with their line), so memory grows with the file's distinct requests (an id and a
+    number each), not with its bytes."""
     seen: dict[str, int] = {}
-    objects, first_line = 0, 0
-    for line, raw in jsonl.json_lines(text):
-        result.records_read += 1
-        first_line = first_line or line
-        try:
-            obj = jsonl.load_object(raw)
-            objects += 1
-            request = _request(obj, line)
-            if request.request_id in seen:
-                raise FieldError(
-                    "request_id",
-                    f"duplicate request_id {request.request_id!r} "
-                    f"(first on line {seen[request.request_id]})",
-                )
-        except FieldError as err:
-            result.reject(line, err.field, err.reason, raw)
-            continue
+
+    def read(obj: dict[str, Any], line: int) -> jsonl.Rows:
+        request = _request(obj, line)
+        if request.request_id in seen:
+            raise FieldError(
+                "request_id",
+                f"duplicate request_id {request.request_id!r} "
+                f"(first on line {seen[request.request_id]})",
+            )
         seen[request.request_id] = line
-        result.add(REQUESTS_TABLE, request)
-    jsonl.require_jsonl(result.records_read, objects, first_line)
-    return result
+        return [(REQUESTS_TABLE, request)]
+
+    return jsonl.JsonlStream(read)
 
 
 def _request(obj: dict[str, Any], line: int) -> GatewayRequest:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from extractors.filebatch import DEFAULT_READ, ReadOptions, land_file
+from extractors.filebatch import DEFAULT_READ, ReadOptions
 from extractors.landing import LandingReport
 from extractors.nvmlcalls import nvml_session
 from extractors.sampling import LiveOptions, LiveSource, run_live
-from extractors.vgpu.parse import parse_vgpu_jsonl
+from extractors.textfile import land_pieces
+from extractors.vgpu.parse import parse_vgpu_jsonl, vgpu_stream
 from extractors.vgpu.records import RAW_TABLES
 from extractors.vgpu.sampler import VgpuSampler
 
@@ -17,8 +18,8 @@ SOURCE = LiveSource(name="vgpu", parse=parse_vgpu_jsonl, row_types=RAW_TABLES)
 
 def ingest_file(home: Path, path: Path, read: ReadOptions = DEFAULT_READ) -> LandingReport:
     """Land a JSONL file the vGPU host sampler wrote."""
-    return land_file(
-        home, path, source=SOURCE.name, parse=SOURCE.parse, row_types=RAW_TABLES, read=read
+    return land_pieces(
+        home, path, source=SOURCE.name, parser=vgpu_stream(), row_types=RAW_TABLES, read=read
     )
 
 

@@ -31,6 +31,11 @@ def parse_vgpu_jsonl(text: str) -> ParseResult:
     return jsonl.parse_records(text, _BUILDERS)
 
 
+def vgpu_stream() -> jsonl.JsonlStream:
+    """The same parser fed a file piece by piece (extractors.textfile.land_pieces)."""
+    return jsonl.JsonlStream(jsonl.by_record_type(_BUILDERS))
+
+
 def _host_gpu(obj: dict[str, Any], line: int) -> Rows:
     error = jsonl.text(obj, "error", required=False)
     return [

@@ -1,0 +1,198 @@
+"""JSON Lines and Kubernetes watch files land piece by piece (extractors.textfile.land_pieces)
+and the batch is the one reading the file whole gives (extractors.filebatch.land_file): the
+same batch id, manifest counts, extraction and coverage, rows and quarantine, with pieces so
+small (64 bytes of whole lines) that most records, and every pretty-printed watch event, run
+across pieces."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from extractors import textfile
+from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
+from extractors.kubernetes import files as kubernetes_files
+from extractors.kubernetes.parse import ParseOptions, parse_document
+from extractors.kubernetes.records import RAW_TABLES as KUBERNETES_TABLES
+from extractors.landing import LandingReport
+from extractors.nvml import client as nvml_client
+from extractors.nvml.parse import parse_nvml_jsonl
+from extractors.nvml.records import RAW_TABLES as NVML_TABLES
+from extractors.rawstore import BATCHES_TABLE, QUARANTINE_TABLE
+from extractors.requests import client as requests_client
+from extractors.requests.parse import parse_requests_jsonl
+from extractors.requests.records import RAW_TABLES as REQUESTS_TABLES
+from extractors.vgpu import client as vgpu_client
+from extractors.vgpu.parse import parse_vgpu_jsonl
+from extractors.vgpu.records import RAW_TABLES as VGPU_TABLES
+from tests.conftest import FIXTURES
+
+K8S = FIXTURES / "kubernetes"
+# when each landing happened: not part of what a batch is
+LANDING_TIMES = {"landed_at", "quarantined_at"}
+
+
+def _whole(
+    source: str, parse: Callable[[str], object], tables: dict[str, type], options: str = ""
+) -> Callable[[Path, Path, ReadOptions], LandingReport]:
+    def land(home: Path, path: Path, read: ReadOptions) -> LandingReport:
+        return land_file(
+            home, path, source=source, parse=parse, row_types=tables, options=options, read=read
+        )
+
+    return land
+
+
+def _kubernetes_whole(home: Path, path: Path, read: ReadOptions) -> LandingReport:
+    options = ParseOptions()
+    parse = _whole(
+        "kubernetes",
+        lambda text: parse_document(text, options, read.extracted_at),
+        KUBERNETES_TABLES,
+        options.fingerprint(),
+    )
+    return parse(home, path, read)
+
+
+def _kubernetes_pieces(home: Path, path: Path, read: ReadOptions) -> LandingReport:
+    return kubernetes_files.ingest_file(home, path, ParseOptions(), read)
+
+
+SOURCES = {
+    "kubernetes": (_kubernetes_whole, _kubernetes_pieces),
+    "requests": (
+        _whole("requests", parse_requests_jsonl, REQUESTS_TABLES),
+        requests_client.ingest_file,
+    ),
+    "nvml": (_whole("nvml", parse_nvml_jsonl, NVML_TABLES), nvml_client.ingest_file),
+    "vgpu": (_whole("vgpu", parse_vgpu_jsonl, VGPU_TABLES), vgpu_client.ingest_file),
+}
+
+
+def _landed(home: Path) -> dict[str, list[dict[str, object]]]:
+    tables: dict[str, list[dict[str, object]]] = {}
+    for folder in sorted((home / "raw").iterdir()):
+        if folder.is_dir():
+            rows = [
+                {k: v for k, v in row.items() if k not in LANDING_TIMES}
+                for path in sorted(folder.glob("*.parquet"))
+                for row in pq.read_table(path).to_pylist()
+            ]
+            tables[folder.name] = rows
+    return tables
+
+
+def _both(tmp_path: Path, source: str, path: Path, read: ReadOptions = DEFAULT_READ) -> tuple:
+    whole, pieces = SOURCES[source]
+    whole_report = whole(tmp_path / "whole", path, read)
+    pieces_report = pieces(tmp_path / "pieces", path, read)
+    return whole_report, pieces_report
+
+
+def _bad_requests(tmp_path: Path) -> Path:
+    """The fixture's gateway log with a blank line, a line that is not JSON, a bad field and
+    a request id again far below its first line (so in another piece)."""
+    lines = (FIXTURES / "requests" / "gateway-2026-10-05.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    bad = json.loads(lines[1]) | {"input_tokens": -3}
+    lines[2:2] = ["", "{not json", json.dumps(bad)]
+    lines.append(json.dumps(first))
+    path = tmp_path / "gateway-bad.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+CASES = [
+    ("kubernetes", K8S / "kubectl-watch-pods-output-watch-events.json"),  # pretty-printed
+    ("kubernetes", K8S / "bad-watch.jsonl"),
+    ("kubernetes", K8S / "watch-pods.jsonl"),
+    ("kubernetes", K8S / "watch-namespaces.jsonl"),
+    ("requests", FIXTURES / "requests" / "gateway-2026-10-05.jsonl"),
+    ("requests", None),  # _bad_requests
+    ("nvml", FIXTURES / "nvml" / "gpu-node-07.jsonl"),
+    ("vgpu", FIXTURES / "vgpu" / "hv-03.jsonl"),
+]
+
+
+@pytest.mark.parametrize(("source", "path"), CASES)
+def test_a_file_landed_in_pieces_is_the_batch_read_whole(
+    source: str, path: Path | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = path or _bad_requests(tmp_path)
+    monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    assert len(list(textfile._pieces(path, "utf-8"))) >= 3  # noqa: SLF001 (the pieces fed)
+    whole, pieces = _both(tmp_path, source, path)
+    assert pieces.batch_id == whole.batch_id
+    assert (pieces.records_read, pieces.records_landed, pieces.records_quarantined) == (
+        whole.records_read,
+        whole.records_landed,
+        whole.records_quarantined,
+    )
+    assert pieces.rejected == whole.rejected
+    assert _landed(tmp_path / "pieces") == _landed(tmp_path / "whole")
+    manifest = _landed(tmp_path / "pieces")[BATCHES_TABLE]
+    assert manifest[0]["records_read"] == whole.records_read > 0
+    if path.name.startswith(("bad", "gateway-bad")):
+        assert _landed(tmp_path / "pieces")[QUARANTINE_TABLE]
+
+
+def test_a_watch_event_cut_by_the_end_of_the_file_is_quarantined_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The event the last piece ends in the middle of is no event: rejected at its line, as a
+    whole read rejects it."""
+    text = (K8S / "kubectl-watch-pods-output-watch-events.json").read_text()
+    path = tmp_path / "cut.json"
+    path.write_text(text[: len(text) - 200])
+    monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    whole, pieces = _both(tmp_path, "kubernetes", path)
+    assert pieces.rejected == whole.rejected
+    (cut,) = pieces.rejected
+    assert (cut.field, cut.reason.startswith("invalid JSON")) == ("json", True)
+    assert cut.line > 1 and pieces.records_landed == whole.records_landed > 0
+
+
+def test_an_invalid_byte_is_named_by_line_and_field_as_in_a_whole_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = (FIXTURES / "requests" / "gateway-2026-10-05.jsonl").read_bytes().split(b"\n")
+    lines[5] = lines[5].replace(b'"tenant_id": "', b'"tenant_id": "\xff', 1)
+    path = tmp_path / "gateway-latin.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    with pytest.raises(SourceFileError) as whole_error:
+        SOURCES["requests"][0](tmp_path / "whole", path, DEFAULT_READ)
+    with pytest.raises(SourceFileError) as pieces_error:
+        SOURCES["requests"][1](tmp_path / "pieces", path, DEFAULT_READ)
+    assert str(pieces_error.value) == str(whole_error.value)
+    assert f"{path}:6: field tenant_id: invalid UTF-8 byte 0xff" in str(pieces_error.value)
+    replace = ReadOptions(errors="replace")
+    whole, pieces = _both(tmp_path, "requests", path, replace)
+    assert pieces.warnings == whole.warnings and len(pieces.warnings) == 1
+    assert _landed(tmp_path / "pieces") == _landed(tmp_path / "whole")
+
+
+def test_watch_events_without_a_time_of_their_own_are_dated_by_the_latest_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = K8S / "watch-pods.jsonl"
+    monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    whole, pieces = _both(tmp_path, "kubernetes", path)
+    (manifest,) = _landed(tmp_path / "pieces")[BATCHES_TABLE]
+    assert manifest["extracted_at_basis"] == "watch_events"
+    assert isinstance(manifest["extracted_at"], dt.datetime)
+    assert manifest == _landed(tmp_path / "whole")[BATCHES_TABLE][0]
+
+
+def test_a_list_is_still_read_whole(tmp_path: Path) -> None:
+    """A List is one JSON document: not a watch stream, so it takes the whole read."""
+    path = K8S / "kubectl-get-pods-namespaces-resourcequotas-nodes.json"
+    assert not kubernetes_files.starts_with_event(textfile.beginning(path, DEFAULT_READ))
+    read = ReadOptions(extracted_at=dt.datetime(2026, 11, 5))
+    whole, pieces = _both(tmp_path, "kubernetes", path, read)
+    assert pieces.batch_id == whole.batch_id and pieces.records_landed == 22
