@@ -125,7 +125,7 @@ def test_a_file_landed_in_pieces_is_the_batch_read_whole(
 ) -> None:
     path = path or _bad_requests(tmp_path)
     monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
-    assert len(list(textfile._pieces(path, "utf-8"))) >= 3  # noqa: SLF001 (the pieces fed)
+    assert len(list(textfile._pieces(path, "utf-8"))) >= 3  # the pieces fed
     whole, pieces = _both(tmp_path, source, path)
     assert pieces.batch_id == whole.batch_id
     assert (pieces.records_read, pieces.records_landed, pieces.records_quarantined) == (
@@ -182,7 +182,7 @@ def test_watch_events_without_a_time_of_their_own_are_dated_by_the_latest_event(
 ) -> None:
     path = K8S / "watch-pods.jsonl"
     monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
-    whole, pieces = _both(tmp_path, "kubernetes", path)
+    _both(tmp_path, "kubernetes", path)
     (manifest,) = _landed(tmp_path / "pieces")[BATCHES_TABLE]
     assert manifest["extracted_at_basis"] == "watch_events"
     assert isinstance(manifest["extracted_at"], dt.datetime)
