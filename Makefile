@@ -5,7 +5,7 @@ BIN       := $(VENV)/bin
 STAMP     := $(VENV)/.installed
 TEST_HOME ?= $(CURDIR)/.gpuledger-test
 
-.PHONY: demo test test-envs lint dbt-test pytest clean bench bench-fixed focus-validate
+.PHONY: demo test test-envs lint dbt-test pytest clean bench bench-fixed bench-ingest-memory focus-validate
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -91,6 +91,10 @@ bench: $(STAMP)
 # What a build costs with nothing to compute (the demo's closed home, built three times).
 bench-fixed: $(STAMP)
 	$(BIN)/python -m benchmarks.fixed_cost
+
+# ingest peak memory against file size: one file of 1, 4 and 16 fleet days per JSONL source
+bench-ingest-memory: $(STAMP)
+	$(BIN)/python -m benchmarks.ingest_memory --workdir /tmp/gpuledger-bench/ingest-memory
 
 # The Dagster UI (dagster dev) on http://127.0.0.1:3000 over UI_HOME (default: $GPULEDGER_HOME,
 # else the demo's home); DAGSTER_HOME is UI_HOME/dagster. README "Running the close from the UI".

@@ -1,0 +1,106 @@
+"""Ingest memory against file size: one file of N days of a source, landed by `gpuledger
+ingest`, its peak resident memory and time, for growing N (issue 11: ingest peak under 1 GiB
+whatever the file size).
+
+    python -m benchmarks.ingest_memory [--gpus 4096] [--days 1 4 16] [--sources kubernetes
+        requests] --workdir DIR [--results benchmarks/results.md]
+
+The files are the benchmark's (`benchmarks.formats`, the fleet of `benchmarks.fleet` with 8
+runs per GPU a day): the pod watch events and the gateway log of days from 2026-10-01,
+written one day after another into one file per source and N. Each ingest lands into a home
+of its own, in a subprocess measured by `benchmarks.measure` (the peak of its process tree).
+A row per source and N goes to the section "Ingest memory against file size" of --results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import shutil
+import sys
+from pathlib import Path
+
+from benchmarks.fleet import Fleet, make_fleet
+from benchmarks.formats.kubernetes import write_watch_day
+from benchmarks.formats.requests import day_requests, write_requests_day
+from benchmarks.results import insert_row, run_identity
+from benchmarks.steps import run_ingest
+
+SECTION = "## Ingest memory against file size"
+COLUMNS = (
+    "date", "commit", "source", "days", "file MiB", "records", "ingest s", "records/s",
+    "peak RSS MiB", "peak / file", "machine",
+)  # fmt: skip
+HEADER = f"| {' | '.join(COLUMNS)} |"
+INTRO = f"""{SECTION}
+
+`python -m benchmarks.ingest_memory` (`make bench-ingest-memory`): one file of N days of a
+source (the benchmark's formats and fleet), landed by `gpuledger ingest`; peak RSS of the
+ingest's process tree. The target is a peak under 1 GiB whatever the file size.
+
+{HEADER}
+|{"---|" * len(COLUMNS)}"""
+FIRST_DAY = dt.datetime(2026, 10, 1)
+
+
+def write_file(source: str, path: Path, fleet: Fleet, days: int) -> int:
+    """`days` days of `source` written one after another into `path`; the records."""
+    records = 0
+    with path.open("wb") as out:
+        for offset in range(days):
+            day = FIRST_DAY + dt.timedelta(days=offset)
+            part = path.with_suffix(f".day{offset}")
+            if source == "kubernetes":
+                records += write_watch_day(part, fleet, day)
+            else:
+                records += write_requests_day(part, day_requests(fleet, day))
+            with part.open("rb") as piece:
+                shutil.copyfileobj(piece, out)
+            part.unlink()
+    return records
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--gpus", type=int, default=4096)
+    parser.add_argument("--days", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--sources", nargs="+", default=["kubernetes", "requests"])
+    parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument("--results", type=Path, default=Path("benchmarks/results.md"))
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    fleet = make_fleet(args.gpus, 8.0, args.seed)
+    commit, machine = run_identity()
+    gpuledger = str(Path(sys.executable).parent / "gpuledger")
+    rows = []
+    for source in args.sources:
+        for days in args.days:
+            folder = args.workdir / f"{source}-{days}"
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            path = folder / f"{source}-{days}d.jsonl"
+            write_file(source, path, fleet, days)
+            home = folder / "home"
+            argv_ = [gpuledger, "--home", str(home), "ingest", source, "--file", str(path)]
+            step = run_ingest(f"{source} {days} d", argv_, folder / "ingest.log", home, "records")
+            size = path.stat().st_size / 2**20
+            row = (
+                f"| {dt.date.today()} | {commit} | {source} | {days} | {size:,.0f} | "
+                f"{step.records:,} | {step.seconds:.1f} | {step.rate:,.0f} | "
+                f"{step.peak_rss_mib:,.0f} | {step.peak_rss_mib / size:.2f} | {machine} |"
+            )
+            print(row, flush=True)
+            rows.append(row)
+            shutil.rmtree(folder)
+    text = args.results.read_text() if args.results.exists() else ""
+    lines = text.splitlines()
+    if HEADER not in lines:
+        lines += ["", *INTRO.splitlines()]
+    for row in rows:
+        insert_row(lines, HEADER, row)
+    args.results.write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
