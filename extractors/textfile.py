@@ -247,17 +247,7 @@ def land_pieces(
         line, column = found.bad_place
         field = json_field_at(_line_text(path, read, line), 1, column)
         invalid_byte(str(path), read, found.bad_place, found.bad_byte or 0, field)  # strict: raises
-    with BatchWriter(
-        home,
-        source=source,
-        file=str(path),
-        batch_id=found.batch_id,
-        content_sha256=found.content_sha256,
-        options=batch_options,
-        row_types=row_types,
-        extracted_at=read.extracted_at,
-        covers_from=read.covers_from,
-    ) as batch:
+    with surveyed_batch(home, path, found, source, batch_options, row_types, read) as batch:
         if batch.existing is not None:
             return batch.already_landed()
         records, has_text, line = 0, False, 1
@@ -288,6 +278,30 @@ def land_pieces(
             stated_basis=ended.extracted_at_basis,
             warnings=warnings,
         )
+
+
+def surveyed_batch(
+    home: Path,
+    path: Path,
+    found: Survey,
+    source: str,
+    options: str,
+    row_types: Mapping[str, type],
+    read: ReadOptions,
+) -> BatchWriter:
+    """The batch a surveyed file lands as (its id and digest from the survey; `options` the
+    batch options, the read's fingerprint included)."""
+    return BatchWriter(
+        home,
+        source=source,
+        file=str(path),
+        batch_id=found.batch_id,
+        content_sha256=found.content_sha256,
+        options=options,
+        row_types=row_types,
+        extracted_at=read.extracted_at,
+        covers_from=read.covers_from,
+    )
 
 
 def _line_text(path: Path, read: ReadOptions, number: int) -> str:

@@ -39,7 +39,7 @@ from extractors.slurm.windows import (
     sacct_env,
 )
 from extractors.state import Cursor, Stream
-from extractors.textfile import Survey, first_character, survey, text_pieces
+from extractors.textfile import Survey, first_character, survey, surveyed_batch, text_pieces
 from extractors.timeparse import parse_timestamp
 
 SACCT_TIMEOUT_SECONDS = 1800
@@ -98,17 +98,8 @@ def ingest_file(
         field = _field_at(path, read, found.bad_place, reading)
         invalid_byte(str(path), read, found.bad_place, found.bad_byte or 0, field)
     stream.locate = found.bad_place
-    with BatchWriter(
-        home,
-        source="slurm",
-        file=str(path),
-        batch_id=found.batch_id,
-        content_sha256=found.content_sha256,
-        options=options + read.fingerprint(),
-        row_types=RAW_TABLES,
-        extracted_at=read.extracted_at,
-        covers_from=read.covers_from,
-    ) as batch:
+    batch_options = options + read.fingerprint()
+    with surveyed_batch(home, path, found, "slurm", batch_options, RAW_TABLES, read) as batch:
         if batch.existing is not None:
             return batch.already_landed()
         try:
