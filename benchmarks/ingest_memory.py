@@ -3,11 +3,14 @@ ingest`, its peak resident memory and time, for growing N (issue 11: ingest peak
 whatever the file size).
 
     python -m benchmarks.ingest_memory [--gpus 4096] [--days 1 4 16] [--sources kubernetes
-        requests] --workdir DIR [--results benchmarks/results.md]
+        requests slurm-json] --workdir DIR [--results benchmarks/results.md]
 
 The files are the benchmark's (`benchmarks.formats`, the fleet of `benchmarks.fleet` with 8
 runs per GPU a day): the pod watch events and the gateway log of days from 2026-10-01,
-written one day after another into one file per source and N. Each ingest lands into a home
+written one day after another into one file per source and N. `slurm-json` is a `sacct
+--json` document (the benchmark writes no such file): the Slurm 22.05 sample's jobs
+(tests/fixtures/real) copied with new ids, 6 a GPU a day (the fleet's Slurm share of its
+runs), indented as sacct writes it: about 17 KiB a job. Each ingest lands into a home
 of its own, in a subprocess measured by `benchmarks.measure` (the peak of its process tree).
 A row per source and N goes to the section "Ingest memory against file size" of --results.
 """
@@ -15,7 +18,9 @@ A row per source and N goes to the section "Ingest memory against file size" of 
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime as dt
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -41,10 +46,32 @@ ingest's process tree. The target is a peak under 1 GiB whatever the file size.
 {HEADER}
 |{"---|" * len(COLUMNS)}"""
 FIRST_DAY = dt.datetime(2026, 10, 1)
+SACCT_JSON_SAMPLE = (
+    Path(__file__).resolve().parents[1] / "tests/fixtures/real/slurm/slurm22.05_sacct.json"
+)
+SLURM_JOBS_PER_GPU_DAY = 6
+
+
+def write_sacct_json(path: Path, jobs: int) -> int:
+    """A `sacct --json` document of `jobs` copies of the sample's jobs, each its own id."""
+    document = json.loads(SACCT_JSON_SAMPLE.read_text())
+    sample = document.pop("jobs")
+    head = json.dumps(document, indent=2)[:-2]  # without the closing brace
+    with path.open("w") as out:
+        out.write(head + ',\n  "jobs": [\n')
+        for index in range(jobs):
+            job = copy.deepcopy(sample[index % len(sample)])
+            job["job_id"] = 1_000_000 + index
+            text = json.dumps(job, indent=2).replace("\n", "\n    ")
+            out.write(("    " if index == 0 else ",\n    ") + text)
+        out.write("\n  ]\n}\n")
+    return jobs
 
 
 def write_file(source: str, path: Path, fleet: Fleet, days: int) -> int:
     """`days` days of `source` written one after another into `path`; the records."""
+    if source == "slurm-json":
+        return write_sacct_json(path, SLURM_JOBS_PER_GPU_DAY * len(fleet.nodes) * 8 * days)
     records = 0
     with path.open("wb") as out:
         for offset in range(days):
@@ -78,10 +105,12 @@ def main(argv: list[str] | None = None) -> int:
             folder = args.workdir / f"{source}-{days}"
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
-            path = folder / f"{source}-{days}d.jsonl"
+            suffix = ".json" if source == "slurm-json" else ".jsonl"
+            path = folder / f"{source}-{days}d{suffix}"
             write_file(source, path, fleet, days)
             home = folder / "home"
-            argv_ = [gpuledger, "--home", str(home), "ingest", source, "--file", str(path)]
+            command = "slurm" if source == "slurm-json" else source
+            argv_ = [gpuledger, "--home", str(home), "ingest", command, "--file", str(path)]
             step = run_ingest(f"{source} {days} d", argv_, folder / "ingest.log", home, "records")
             size = path.stat().st_size / 2**20
             row = (

@@ -24,9 +24,11 @@ from extractors.filebatch import (
 )
 from extractors.landing import BatchWriter, LandingReport, land
 from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
-from extractors.records import ParseResult
+from extractors.records import ParseResult, to_table
 from extractors.slurm.parse import parse_sacct_json, parse_sacct_text, slurm_field_at
-from extractors.slurm.records import JOBS_TABLE, RAW_TABLES
+from extractors.slurm.record import EXTRACTED_AT_BASIS, with_run_end
+from extractors.slurm.records import JOBS_TABLE, RAW_TABLES, STEPS_TABLE
+from extractors.slurm.sacct_json import JobsReader, NotStreamed, land_job
 from extractors.slurm.steps import StepsAfterJobs, quarantine_orphan_steps, step_job_keys
 from extractors.slurm.stream import SacctStream
 from extractors.slurm.windows import (
@@ -78,6 +80,10 @@ def ingest_file(
     options = f"cluster={cluster or ''};timezone={timezone}"
     options += f";delimiter={delimiter}" if delimiter is not None else ""
     if _is_json(path, read):
+        try:
+            return land_json(home, path, cluster=cluster, options=options, read=read)
+        except NotStreamed:
+            pass  # read whole: the same batch, or the error that says what is wrong with it
         return land_file(
             home,
             path,
@@ -139,6 +145,70 @@ def land_text(
             batch.reject(chunk.rejected)
     orphans = rows.finish()
     return [*stream.warnings, *orphans]
+
+
+def land_json(
+    home: Path, path: Path, *, cluster: str | None, options: str, read: ReadOptions
+) -> LandingReport:
+    """Land a `sacct --json` file read piece by piece: its `jobs` entries decoded one at a
+    time (sacct_json.JobsReader) and written JSON_CHUNK_JOBS at a time, so memory holds a
+    piece and a chunk's rows, not the document (Slurm 22.05 writes about 17 KiB a job). The
+    batch is the one `parse_sacct_json` gives reading it whole. Raises NotStreamed, having
+    landed nothing, for a file that is not read so (not one object with a `jobs` list of
+    valid JSON, an invalid byte): the caller reads it whole, which says what is wrong."""
+    batch_options = options + read.fingerprint()
+    found = survey(path, read, source="slurm", options=batch_options)
+    if found.bad_place is not None:
+        raise NotStreamed("an invalid byte")
+    reader, index, latest = JobsReader(), 0, None
+    with surveyed_batch(home, path, found, "slurm", batch_options, RAW_TABLES, read) as batch:
+        if batch.existing is not None:
+            return batch.already_landed()
+        rows, records = StepsAfterJobs(batch, lambda keys: landed_jobs(home, keys)), 0
+        chunk = ParseResult()
+        for text, last in text_pieces(path, read):
+            for job in reader.feed(text, last):
+                index += 1
+                land_job(chunk, job, index, cluster)
+                if index % JSON_CHUNK_JOBS == 0:
+                    latest = _write_json_chunk(rows, batch, chunk, latest)
+                    records, chunk = records + chunk.records_read, ParseResult()
+        latest = _write_json_chunk(rows, batch, chunk, latest)
+        records += chunk.records_read
+        orphans = rows.finish()
+        if records == 0:
+            raise NotStreamed("no jobs")  # read whole: refused as a file with no records
+        return batch.finish(
+            records,
+            stated_extraction=latest,
+            stated_basis=EXTRACTED_AT_BASIS if latest is not None else None,
+            warnings=orphans,
+        )
+
+
+# jobs of a `sacct --json` file written to its batch at a time
+JSON_CHUNK_JOBS = 2000
+
+
+def _write_json_chunk(
+    rows: StepsAfterJobs, batch: BatchWriter, chunk: ParseResult, latest: dt.datetime | None
+) -> dt.datetime | None:
+    """Write a chunk's job and step rows (with their run ends) and rejects; the latest
+    provisional end so far (the extraction instant, as `date_extraction` takes it)."""
+    tables = {
+        table: [with_run_end(row) for row in chunk.tables.get(table, [])]
+        for table in (JOBS_TABLE, STEPS_TABLE)
+    }
+    rows.write(
+        to_table(RAW_TABLES[JOBS_TABLE], tables[JOBS_TABLE]),
+        to_table(RAW_TABLES[STEPS_TABLE], tables[STEPS_TABLE]),
+    )
+    batch.reject(chunk.rejected)
+    for row in (*tables[JOBS_TABLE], *tables[STEPS_TABLE]):
+        end = row.provisional_end_at
+        if end is not None and (latest is None or end > latest):
+            latest = end
+    return latest
 
 
 def _is_json(path: Path, read: ReadOptions) -> bool:

@@ -1,8 +1,10 @@
-"""JSON Lines and Kubernetes watch files land piece by piece (extractors.textfile.land_pieces)
-and the batch is the one reading the file whole gives (extractors.filebatch.land_file): the
-same batch id, manifest counts, extraction and coverage, rows and quarantine, with pieces so
-small (64 bytes of whole lines) that most records, and every pretty-printed watch event, run
-across pieces."""
+"""JSON Lines, Kubernetes watch and `sacct --json` files land piece by piece
+(extractors.textfile.land_pieces, extractors.slurm.client.land_json) and the batch is the one
+reading the file whole gives (extractors.filebatch.land_file): the same batch id, manifest
+counts, extraction and coverage, rows and quarantine, with pieces so small (64 bytes of
+whole lines) that most records, every pretty-printed watch event and every sacct job run
+across pieces. A sacct document that is not read so (invalid JSON, no `jobs` list) is read
+whole, with the same outcome as before."""
 
 from __future__ import annotations
 
@@ -27,10 +29,16 @@ from extractors.rawstore import BATCHES_TABLE, QUARANTINE_TABLE
 from extractors.requests import client as requests_client
 from extractors.requests.parse import parse_requests_jsonl
 from extractors.requests.records import RAW_TABLES as REQUESTS_TABLES
+from extractors.slurm import client as slurm_client
+from extractors.slurm import sacct_json
+from extractors.slurm.client import with_orphan_steps
+from extractors.slurm.parse import parse_sacct_json
+from extractors.slurm.records import RAW_TABLES as SLURM_TABLES
 from extractors.vgpu import client as vgpu_client
 from extractors.vgpu.parse import parse_vgpu_jsonl
 from extractors.vgpu.records import RAW_TABLES as VGPU_TABLES
 from tests.conftest import FIXTURES
+from tests.extractors.slurm_samples import REAL
 
 K8S = FIXTURES / "kubernetes"
 # when each landing happened: not part of what a batch is
@@ -63,7 +71,23 @@ def _kubernetes_pieces(home: Path, path: Path, read: ReadOptions) -> LandingRepo
     return kubernetes_files.ingest_file(home, path, ParseOptions(), read)
 
 
+def _slurm_whole(home: Path, path: Path, read: ReadOptions) -> LandingReport:
+    options = "cluster=;timezone=UTC"  # ingest_file's, for no --cluster and UTC
+    parse = _whole(
+        "slurm",
+        lambda text: with_orphan_steps(home, parse_sacct_json(text)),
+        SLURM_TABLES,
+        options,
+    )
+    return parse(home, path, read)
+
+
+def _slurm_pieces(home: Path, path: Path, read: ReadOptions) -> LandingReport:
+    return slurm_client.ingest_file(home, path, read=read)
+
+
 SOURCES = {
+    "slurm": (_slurm_whole, _slurm_pieces),
     "kubernetes": (_kubernetes_whole, _kubernetes_pieces),
     "requests": (
         _whole("requests", parse_requests_jsonl, REQUESTS_TABLES),
@@ -107,6 +131,20 @@ def _bad_requests(tmp_path: Path) -> Path:
     return path
 
 
+def _sacct_json(tmp_path: Path, name: str) -> Path:
+    """The Slurm 22.05 `sacct --json` sample pretty-printed (a job spans many lines), with
+    its first job's id taken out when `name` says so (a rejected job and its steps), or with
+    a `warnings` member after `jobs` (data_parser's layout)."""
+    document = json.loads((REAL / "slurm" / "slurm22.05_sacct.json").read_text())
+    if name == "rejected":
+        del document["jobs"][0]["job_id"]
+    if name == "warnings-last":
+        document["warnings"] = [{"description": "a warning", "source": "sacct"}]
+    path = tmp_path / f"sacct-{name}.json"
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
 CASES = [
     ("kubernetes", K8S / "kubectl-watch-pods-output-watch-events.json"),  # pretty-printed
     ("kubernetes", K8S / "bad-watch.jsonl"),
@@ -115,16 +153,23 @@ CASES = [
     ("requests", FIXTURES / "requests" / "gateway-2026-10-05.jsonl"),
     ("requests", None),  # _bad_requests
     ("nvml", FIXTURES / "nvml" / "gpu-node-07.jsonl"),
+    ("slurm", REAL / "slurm" / "slurm22.05_sacct.json"),
+    ("slurm", REAL / "slurm" / "clockwork_sacct_json_slurm21.08_dbv0.0.37.json"),
+    ("slurm", "rejected"),
+    ("slurm", "warnings-last"),
     ("vgpu", FIXTURES / "vgpu" / "hv-03.jsonl"),
 ]
 
 
 @pytest.mark.parametrize(("source", "path"), CASES)
 def test_a_file_landed_in_pieces_is_the_batch_read_whole(
-    source: str, path: Path | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    source: str, path: Path | str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if isinstance(path, str):
+        path = _sacct_json(tmp_path, path)
     path = path or _bad_requests(tmp_path)
     monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    monkeypatch.setattr(slurm_client, "JSON_CHUNK_JOBS", 3)
     assert len(list(textfile._pieces(path, "utf-8"))) >= 3  # the pieces fed
     whole, pieces = _both(tmp_path, source, path)
     assert pieces.batch_id == whole.batch_id
@@ -137,7 +182,7 @@ def test_a_file_landed_in_pieces_is_the_batch_read_whole(
     assert _landed(tmp_path / "pieces") == _landed(tmp_path / "whole")
     manifest = _landed(tmp_path / "pieces")[BATCHES_TABLE]
     assert manifest[0]["records_read"] == whole.records_read > 0
-    if path.name.startswith(("bad", "gateway-bad")):
+    if path.name.startswith(("bad", "gateway-bad", "sacct-rejected")):
         assert _landed(tmp_path / "pieces")[QUARANTINE_TABLE]
 
 
@@ -196,3 +241,32 @@ def test_a_list_is_still_read_whole(tmp_path: Path) -> None:
     read = ReadOptions(extracted_at=dt.datetime(2026, 11, 5))
     whole, pieces = _both(tmp_path, "kubernetes", path, read)
     assert pieces.batch_id == whole.batch_id and pieces.records_landed == 22
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"meta": {}, "errors": [], "jobs": [{"job_id": 1}',  # cut short
+        '{"meta": {}, "errors": []}',  # no jobs
+        '{"jobs": {"job_id": 1}}',  # not a list
+        '{"jobs": [], "jobs": []}',  # twice
+    ],
+)
+def test_a_sacct_document_not_read_in_pieces_is_read_whole_with_the_same_outcome(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "odd.json"
+    path.write_text(text + "\n")
+    reader = sacct_json.JobsReader()
+    with pytest.raises(sacct_json.NotStreamed):
+        reader.feed(text + "\n", True)
+    monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    outcomes = []
+    for name, land in zip(("whole", "pieces"), SOURCES["slurm"], strict=True):
+        try:
+            report = land(tmp_path / name, path, DEFAULT_READ)
+        except SourceFileError as error:
+            outcomes.append(str(error))
+        else:
+            outcomes.append((report.batch_id, report.records_read, report.rejected))
+    assert outcomes[0] == outcomes[1]
