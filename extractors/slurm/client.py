@@ -74,14 +74,17 @@ def ingest_file(
     """Land a `sacct --parsable2` or `sacct --json` file (detected by its first character).
 
     Text is read piece by piece (extractors.textfile) and parsed chunk by chunk
-    (extractors.slurm.stream), so memory does not grow with the file; JSON is read whole.
+    (extractors.slurm.stream), so memory does not grow with the file; JSON a `jobs` entry at
+    a time (`land_json`), else, when it is not read so, whole.
     `surveyed` surveys the text (its batch id; extractors.textfile.SurveysAhead makes the
     next file's while this one lands)."""
     options = f"cluster={cluster or ''};timezone={timezone}"
     options += f";delimiter={delimiter}" if delimiter is not None else ""
     if _is_json(path, read):
         try:
-            return land_json(home, path, cluster=cluster, options=options, read=read)
+            return land_json(
+                home, path, cluster=cluster, options=options, read=read, surveyed=surveyed
+            )
         except NotStreamed:
             pass  # read whole: the same batch, or the error that says what is wrong with it
         return land_file(
@@ -148,7 +151,13 @@ def land_text(
 
 
 def land_json(
-    home: Path, path: Path, *, cluster: str | None, options: str, read: ReadOptions
+    home: Path,
+    path: Path,
+    *,
+    cluster: str | None,
+    options: str,
+    read: ReadOptions,
+    surveyed: Callable[..., Survey] = survey,
 ) -> LandingReport:
     """Land a `sacct --json` file read piece by piece: its `jobs` entries decoded one at a
     time (sacct_json.JobsReader) and written JSON_CHUNK_JOBS at a time, so memory holds a
@@ -157,7 +166,7 @@ def land_json(
     landed nothing, for a file that is not read so (not one object with a `jobs` list of
     valid JSON, an invalid byte): the caller reads it whole, which says what is wrong."""
     batch_options = options + read.fingerprint()
-    found = survey(path, read, source="slurm", options=batch_options)
+    found = surveyed(path, read, source="slurm", options=batch_options)
     if found.bad_place is not None:
         raise NotStreamed("an invalid byte")
     reader, index, latest = JobsReader(), 0, None
