@@ -282,7 +282,8 @@ class JobsReader:
     def __init__(self) -> None:
         self._decoder = json.JSONDecoder()
         self._text = ""
-        self._state = "start"  # start, key, colon, value, after, jobs, job, job_after, end
+        # start, after_first_key, key, colon, value, after; job_first, job, job_after; end
+        self._state = "start"
         self._key: str | None = None
         self._jobs_seen = False
 
@@ -316,8 +317,12 @@ class JobsReader:
     def _step(self, position: int, final: bool) -> tuple[int, object] | None:
         char = self._text[position]
         state = self._state
-        if state == "start":
-            return self._punctuation(position, "{", "after_first_key")
+        if state in _PUNCTUATION:
+            then = _PUNCTUATION[state].get(char)
+            if then is None:
+                raise NotStreamed(f"expected one of {''.join(_PUNCTUATION[state])!r}")
+            self._state = then
+            return position + 1, _NONE
         if state in ("key", "after_first_key"):
             if char == "}" and state == "after_first_key":
                 self._state = "end"
@@ -330,8 +335,6 @@ class JobsReader:
                 raise NotStreamed("not one 'jobs' member")
             self._key, self._state = key, "colon"
             return end, _NONE
-        if state == "colon":
-            return self._punctuation(position, ":", "value")
         if state == "value":
             if self._key == "jobs":
                 if char != "[":
@@ -343,14 +346,6 @@ class JobsReader:
                 return None
             self._state = "after"
             return value[1], _NONE
-        if state == "after":
-            if char == ",":
-                self._state = "key"
-                return position + 1, _NONE
-            if char == "}":
-                self._state = "end"
-                return position + 1, _NONE
-            raise NotStreamed("expected ',' or '}'")
         if state in ("job_first", "job"):
             if char == "]" and state == "job_first":
                 self._state = "after"
@@ -360,21 +355,7 @@ class JobsReader:
                 return None
             self._state = "job_after"
             return value[1], value[0]
-        if state == "job_after":
-            if char == ",":
-                self._state = "job"
-                return position + 1, _NONE
-            if char == "]":
-                self._state = "after"
-                return position + 1, _NONE
-            raise NotStreamed("expected ',' or ']' in 'jobs'")
         raise NotStreamed("data after the document")
-
-    def _punctuation(self, position: int, char: str, then: str) -> tuple[int, object]:
-        if self._text[position] != char:
-            raise NotStreamed(f"expected {char!r}")
-        self._state = then
-        return position + 1, _NONE
 
     def _value(self, position: int, final: bool) -> tuple[object, int] | None:
         """The JSON value at `position` and the offset after it; None when the text may end
@@ -388,3 +369,10 @@ class JobsReader:
 
 
 _NONE = object()
+# the states where the next character is punctuation: the state it leads to
+_PUNCTUATION = {
+    "start": {"{": "after_first_key"},
+    "colon": {":": "value"},
+    "after": {",": "key", "}": "end"},  # after a member's value
+    "job_after": {",": "job", "]": "after"},  # after an entry of `jobs`
+}
