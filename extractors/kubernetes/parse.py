@@ -162,16 +162,6 @@ def _is_event(value: object) -> TypeGuard[Mapping[str, object]]:
     return isinstance(value, Mapping) and "type" in value and "object" in value
 
 
-def _stream_observations(
-    text: str, start: int, observed_at: dt.datetime | None, result: ParseResult
-) -> list[Observation]:
-    """Watch events one after another; a record that is not JSON is rejected and skipped
-    (parsing resumes at the next line that starts with `{`). Each is dated `observed_at`
-    when given, else by its own evidence (`event_time`)."""
-    observations, _, _ = _read_events(text, start, (0, 1, 0), observed_at, result, final=True)
-    return observations
-
-
 def _at(error: json.JSONDecodeError, origin: tuple[int, int, int]) -> str:
     """json's message for `error` (`msg: line L column C (char P)`), placed in the file: the
     decoded text starts `origin` (characters before it, its line, its 0-based column) in."""
@@ -376,15 +366,13 @@ def parse_document(
     rest = text[end:].strip()
     extra = len(text) - len(text[end:].lstrip())
     if _is_event(first):
-        result = ParseResult()
-        observations = _stream_observations(text, start, observed_at, result)
-        parsed = parse_observations(observations, options)
-        parsed.records_read += result.records_read
-        parsed.rejected.extend(result.rejected)
-        parsed.rejected.sort(key=lambda r: r.line)
-        seen = [o.observed_at for o in observations if o.observed_at is not None]
-        if observed_at is None and seen:
-            parsed.extracted_at, parsed.extracted_at_basis = max(seen), "watch_events"
+        stream = WatchStream(options, observed_at)  # the whole text as its one piece
+        parsed = stream.parse(text, 1, final=True)
+        ended = stream.end()
+        parsed.extracted_at, parsed.extracted_at_basis = (
+            ended.extracted_at,
+            ended.extracted_at_basis,
+        )
         return parsed
     if not isinstance(first, Mapping) or "items" not in first:
         kind = first.get("kind") if isinstance(first, Mapping) else None

@@ -25,7 +25,12 @@ from extractors.filebatch import (
 from extractors.landing import BatchWriter, LandingReport, land
 from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
 from extractors.records import ParseResult, to_table
-from extractors.slurm.parse import parse_sacct_json, parse_sacct_text, slurm_field_at
+from extractors.slurm.parse import (
+    date_extraction,
+    parse_sacct_json,
+    parse_sacct_text,
+    slurm_field_at,
+)
 from extractors.slurm.record import EXTRACTED_AT_BASIS, with_run_end
 from extractors.slurm.records import JOBS_TABLE, RAW_TABLES, STEPS_TABLE
 from extractors.slurm.sacct_json import JobsReader, NotStreamed, land_job
@@ -202,22 +207,18 @@ JSON_CHUNK_JOBS = 2000
 def _write_json_chunk(
     rows: StepsAfterJobs, batch: BatchWriter, chunk: ParseResult, latest: dt.datetime | None
 ) -> dt.datetime | None:
-    """Write a chunk's job and step rows (with their run ends) and rejects; the latest
-    provisional end so far (the extraction instant, as `date_extraction` takes it)."""
-    tables = {
-        table: [with_run_end(row) for row in chunk.tables.get(table, [])]
-        for table in (JOBS_TABLE, STEPS_TABLE)
-    }
+    """Write a chunk's job and step rows (with their run ends) and rejects; the extraction
+    instant so far (`date_extraction`: the latest provisional end)."""
+    for table in (JOBS_TABLE, STEPS_TABLE):
+        chunk.tables[table] = [with_run_end(row) for row in chunk.tables.get(table, [])]  # type: ignore[arg-type]
     rows.write(
-        to_table(RAW_TABLES[JOBS_TABLE], tables[JOBS_TABLE]),
-        to_table(RAW_TABLES[STEPS_TABLE], tables[STEPS_TABLE]),
+        to_table(RAW_TABLES[JOBS_TABLE], chunk.tables[JOBS_TABLE]),
+        to_table(RAW_TABLES[STEPS_TABLE], chunk.tables[STEPS_TABLE]),
     )
     batch.reject(chunk.rejected)
-    for row in (*tables[JOBS_TABLE], *tables[STEPS_TABLE]):
-        end = row.provisional_end_at
-        if end is not None and (latest is None or end > latest):
-            latest = end
-    return latest
+    date_extraction(chunk)
+    found = [end for end in (latest, chunk.extracted_at) if end is not None]
+    return max(found) if found else None
 
 
 def _is_json(path: Path, read: ReadOptions) -> bool:
