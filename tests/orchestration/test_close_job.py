@@ -219,6 +219,13 @@ def test_closing_the_next_period_publishes_the_correction_once(
         "select count(*) from marts.fact_chargeback where charge_class = 'Correction' "
         "and status = 'provisional'",
     ) == [(0,)]
+    # and March is no longer late: no build restates it, and May, where nothing happened,
+    # does not become a period to receive its (empty) corrections
+    assert sql(story.home, "select count(*) from intermediate.int_late_evidence") == [(0,)]
+    assert sql(story.home, "select period from marts.dim_period order by period") == [
+        ("2026-03",),
+        ("2026-04",),
+    ]
 
 
 def test_reopen_keeps_the_old_close_and_the_re_close_is_version_two(
