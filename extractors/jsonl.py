@@ -10,9 +10,11 @@ import datetime as dt
 import json
 import math
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from extractors.records import ParseResult
+from extractors.seen_keys import SeenKeys
 
 Rows = list[tuple[str, object]]
 Builder = Callable[[dict[str, Any], int], Rows]
@@ -56,18 +58,33 @@ def require_jsonl(records_read: int, objects: int, first_line: int) -> None:
         )
 
 
+@dataclass(frozen=True)
+class UniqueKey:
+    """A field no two records of a file may share (a gateway log's `request_id`): a record
+    whose key an earlier line had is quarantined naming that line; the first one lands. Every
+    record that lands gives one row of `table`, and `key` reads the field from it."""
+
+    field: str
+    table: str
+    key: Callable[[Any], str]
+
+
 class JsonlStream:
     """JSON Lines parsed piece by piece (extractors.textfile.land_pieces), or whole (`whole`):
     every non-blank line is one record, read into its rows by `read(obj, line)`; a FieldError
     quarantines the record with its line and field. Nothing is kept from one piece to the
-    next but the counts `end` checks (and whatever `read` keeps)."""
+    next but the counts `end` checks, the keys of `unique` (extractors.seen_keys: 24 bytes a
+    record) and whatever `read` keeps."""
 
-    def __init__(self, read: Builder) -> None:
+    def __init__(self, read: Builder, unique: UniqueKey | None = None) -> None:
         self.read = read
+        self.unique = unique
+        self.seen = SeenKeys()
         self.records_read = self.objects = self.first_line = 0
 
     def parse(self, text: str, line: int = 1, final: bool = True) -> ParseResult:
         result = ParseResult()
+        keyed: list[tuple[int, str, int]] = []  # (line, raw, row index) of keyed records
         for number, raw in json_lines(text, line):
             result.records_read += 1
             self.first_line = self.first_line or number
@@ -79,9 +96,32 @@ class JsonlStream:
                 result.reject(number, err.field, err.reason, raw)
                 continue
             for table, row in rows:
+                if self.unique is not None and table == self.unique.table:
+                    keyed.append((number, raw, len(result.tables.get(table, ()))))
                 result.add(table, row)
+        if keyed:
+            self._repeated_keys(result, keyed)
         self.records_read += result.records_read
         return result
+
+    def _repeated_keys(self, result: ParseResult, keyed: list[tuple[int, str, int]]) -> None:
+        """Quarantine the piece's records whose key an earlier line had (the rows they gave
+        are taken out), in line order among the piece's other rejections."""
+        assert self.unique is not None
+        rows = result.tables[self.unique.table]
+        keys = [self.unique.key(rows[index]) for _, _, index in keyed]
+        earlier = self.seen.first_lines(keys, [number for number, _, _ in keyed])
+        dropped = set()
+        for (number, raw, index), key, first in zip(keyed, keys, earlier, strict=True):
+            if first:
+                reason = f"duplicate {self.unique.field} {key!r} (first on line {first})"
+                result.reject(number, self.unique.field, reason, raw)
+                dropped.add(index)
+        if dropped:
+            result.tables[self.unique.table] = [
+                row for index, row in enumerate(rows) if index not in dropped
+            ]
+            result.rejected.sort(key=lambda rejected: rejected.line)
 
     def end(self) -> ParseResult:
         require_jsonl(self.records_read, self.objects, self.first_line)

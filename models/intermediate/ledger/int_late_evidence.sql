@@ -67,16 +67,16 @@ settling_closes as (
         count(closed_between.close_id) as closed_before
     from late_batches
     inner join closed_windows as settler
-        on settler.month_number > late_batches.month_number
+        on late_batches.month_number < settler.month_number
     inner join close_batches as settler_batches
         on
             settler.close_id = settler_batches.close_id
             and late_batches.batch_id = settler_batches.batch_id
     left join closed_windows as closed_between
         on
-            closed_between.month_number > late_batches.month_number
-            and closed_between.month_number < settler.month_number
-            and closed_between.closed_at < settler.closed_at
+            late_batches.month_number < closed_between.month_number
+            and settler.month_number > closed_between.month_number
+            and settler.closed_at > closed_between.closed_at
     group by
         late_batches.period,
         late_batches.batch_id,
