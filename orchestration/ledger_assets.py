@@ -10,6 +10,7 @@ to readers again, recorded as a materialization of serving/marts.
 
 from dagster import AssetExecutionContext, Config, MaterializeResult, asset
 
+from gpuledger.core import period_scope
 from gpuledger.core.gate import READY, UNFINISHED, close_gate, evaluate_checks
 from gpuledger.core.home import home_lock
 from gpuledger.core.ledger import finish_publication, publish
@@ -51,6 +52,7 @@ def published_period(
             served = finish_publication(home, close, gate.checks)
         else:
             raise refusal(gate.kind, gate.message)
+        period_scope.after_close(home)
     context.log_event(served_materialization(served))
     context.log.info(f"period {period} closed and published as {close.close_id}")
     return MaterializeResult(

@@ -35,7 +35,7 @@ from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
 from extractors import crashpoints, progress
 from extractors.rawstore import raw_store_lock, sweep_interrupted
-from gpuledger.core import incremental
+from gpuledger.core import incremental, period_scope
 from gpuledger.core.gate import ALREADY_CLOSED, close_gate
 from gpuledger.core.home import home_lock
 from gpuledger.core.ledger import stamp_build
@@ -68,6 +68,7 @@ STALE_MESSAGE = (
 CHARGEBACK = AssetKey(["marts", "fact_chargeback"])
 SHOWBACK = AssetKey(["marts", "fact_showback"])
 INCREMENTAL_KEYS = {AssetKey([schema, name]) for schema, name, _ in incremental.INCREMENTAL_MODELS}
+PERIOD_KEYS = {AssetKey([schema, name]) for schema, name in period_scope.PERIOD_MODELS}
 REBUILD_TAG = "gpuledger/rebuild_days"
 
 
@@ -166,10 +167,12 @@ def _run_dbt(
     args: list[str],
     target: Path,
     days: incremental.Window,
+    frozen: tuple[str, ...] = (),
 ) -> Iterator[Any]:
     """dbt build's events, with progress per node; dbt has stopped when this returns."""
     home = context.resources.gpuledger.home_path()
-    with _dbt_environment({**dbt_environment(home), **days.environment()}):
+    variables = {**dbt_environment(home), **days.environment()}
+    with _dbt_environment({**variables, **period_scope.environment(frozen)}):
         invocation = dbt.cli(args, context=context, target_path=target, raise_on_error=False)
     nodes = len(context.selected_asset_keys) + len(context.selected_asset_check_keys)
     try:
@@ -228,10 +231,16 @@ def warehouse_assets() -> AssetsDefinition:
             with raw_store_lock(home, shared=True):
                 days = incremental.window(home, rebuild_days(context.run.tags))
                 context.log.info(str(days))
+                batches = incremental.manifested_batches(home)
+                frozen = () if days.full_refresh else period_scope.frozen(home, batches)
+                context.log.info(period_scope.describe(frozen))
                 rest = _rebuild_in_pieces(context, home, days)
-                yield from _run_dbt(context, dbt, [*BUILD_ARGS, *rest.args()], target, rest)
+                args = [*BUILD_ARGS, *rest.args()]
+                yield from _run_dbt(context, dbt, args, target, rest, frozen)
             if context.selected_asset_keys >= INCREMENTAL_KEYS:
                 incremental.record(home, days)
+            if context.selected_asset_keys >= PERIOD_KEYS:
+                period_scope.record(home, batches)
             context.log_event(served_materialization(serve(home)))
 
     return warehouse

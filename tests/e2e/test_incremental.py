@@ -81,13 +81,16 @@ def _columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
     return ", ".join(f"round({c}, 6)" if t == "DOUBLE" else c for c, t in rows)
 
 
-def _differences(left: Path, right: Path) -> dict[str, tuple[int, int, int]]:
-    """Per table: its rows, and the rows only in left and only in right."""
+def _differences(
+    left: Path, right: Path, more: list[str] | None = None
+) -> dict[str, tuple[int, int, int]]:
+    """Per table (every mart, the incremental tables and `more`): its rows, and the rows only
+    in left and only in right."""
     con = duckdb.connect()
     con.execute(f"attach '{left}' as l (read_only)")
     con.execute(f"attach '{right}' as r (read_only)")
     found = {}
-    for table in _tables(con, "l"):
+    for table in _tables(con, "l") + [t for t in more or [] if t not in _tables(con, "l")]:
         rows = con.execute(f"select count(*) from l.{table}").fetchone()[0]
         columns = _columns(con, table)
         left_rows, right_rows = (

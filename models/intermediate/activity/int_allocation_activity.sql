@@ -34,11 +34,15 @@
 
     Inactive: a covered hour-piece whose active-equivalent is below idle_active_threshold x
     its covered GPU-equivalent time. Its covered GPU-hours are inactive, split into borrowed
-    idle (the segment's borrowed share) and allocated-inactive. -#}
+    idle (the segment's borrowed share) and allocated-inactive.
+
+    Built by period (gpuledger.core.period_scope): a segment's activity is its own. -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 segments as (
     select * from {{ ref('int_allocation_segments') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 device_hours as (

@@ -4,11 +4,15 @@
     running then: a segment's borrowed GPU-hours are its GPU-equivalents x the integral of the
     borrowed fraction (borrowed / allocated GPU-equivalents) over its interval, read as the
     difference of a running integral at its two ends (each an event of its tenant and class).
-    Not hourly-averaged, and O(n log n): no interval-by-segment range join. -#}
+    Not hourly-averaged, and O(n log n): no interval-by-segment range join. The running
+    integral runs over the whole timeline, so a segment's value does not depend on which
+    periods a build computes (gpuledger.core.period_scope). -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 segments as (
     select * from {{ ref('int_allocation_segments_split') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 tenant_timeline as (

@@ -1,15 +1,36 @@
+{{ config(**gpuledger.by_period_config()) }}
+
 {#- Allocations cut into piecewise-constant segments: at period boundaries, at every
     ownership change of the allocation's scope, and at every rate card boundary of its class.
     Each segment then takes the period, owner and rate valid at its start; a segment with no
-    owner goes to the `__unattributed__` suspense tenant, never to a guessed one. -#}
+    owner goes to the `__unattributed__` suspense tenant, never to a guessed one.
+
+    Built by period (gpuledger.core.period_scope): a build that keeps frozen periods cuts only
+    the allocations that overlap a period it computes (with every cut they have, so their
+    segments are the same) and keeps the segments of those periods. -#}
 with
 
-allocations as (
+all_allocations as (
     select * from {{ ref('int_allocations') }}
 ),
 
 periods as (
     select * from {{ ref('int_periods') }}
+),
+
+allocations as (
+    select all_allocations.*
+    from all_allocations
+    {%- if gpuledger.frozen_periods() %}
+    where exists (
+        select 1
+        from periods
+        where
+            {{ gpuledger.live_period('periods.period') }}
+            and all_allocations.allocation_start_at < periods.period_end_at
+            and all_allocations.allocation_end_at > periods.period_start_at
+    )
+    {%- endif %}
 ),
 
 ownership as (

@@ -3,11 +3,14 @@
     borrowed_gpu_hour basis, at the rate of its class valid when the segment started
     (segments are cut at rate card boundaries, so one rate covers each). A segment with no
     rate for a basis keeps its row, unpriced, so the close's rate_card_coverage check sees
-    it. The one place the "rate valid at segment start" join lives. -#}
+    it. The one place the "rate valid at segment start" join lives. Built by period
+    (gpuledger.core.period_scope). -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 segments as (
     select * from {{ ref('int_allocation_segments') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 rate_card as (

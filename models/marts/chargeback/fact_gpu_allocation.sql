@@ -1,9 +1,12 @@
 {#- One row per allocation segment: a constant capacity fraction held by one workload for
-    one owner, period and rate, [segment_start_at, segment_end_at). -#}
+    one owner, period and rate, [segment_start_at, segment_end_at). Built by period
+    (gpuledger.core.period_scope): a closed period's rows stay as they were computed. -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 segments as (
     select * from {{ ref('int_allocation_segments') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 final as (

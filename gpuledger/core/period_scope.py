@@ -1,0 +1,191 @@
+"""Which periods a build leaves as they are: the frozen periods.
+
+The models where the allocation history lives are built by period (PERIOD_MODELS, the
+by_period materialization, macros/period_scope.sql): a build computes the periods that can
+have changed and keeps the rows of the others. A period is frozen when
+
+- it was closed, its close stands, and no late evidence for it is unsettled
+  (intermediate.int_late_evidence: its corrections are published) when a build succeeded
+  (recorded then, in STATE_TABLE), and
+- no batch landed since that build touches it: a batch that landed records and whose
+  evidence span (its manifest's coverage) overlaps the period, or that has no span (a CMDB
+  inventory, which states every GPU's service for all time) and so touches every period.
+
+Such a period's rows were computed from every batch that touches it, and nothing that could
+change them has landed since, so recomputing them would give the same rows: a daily run
+computes the open periods and those late evidence reaches, not the closed history. Every
+period is computed (nothing frozen) on the first build, after a full refresh, and when the
+project's code, seeds or policy snapshot changed since the recorded build (FINGERPRINT), so a
+full refresh and a history of daily builds give the same tables (tests/e2e/test_period_scope.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+
+from extractors.rawstore import BATCHES_TABLE, raw_dir
+from gpuledger.core.home import PROJECT_DIR, warehouse_path
+from gpuledger.core.warehouse import connect, has_relation
+
+# (schema, model) of every model built by period
+PERIOD_MODELS = (
+    ("intermediate", "int_allocation_segments_split"),
+    ("intermediate", "int_allocation_segments"),
+    ("intermediate", "int_allocation_activity"),
+    ("intermediate", "int_segments_priced"),
+    ("marts", "fact_gpu_allocation"),
+)
+STATE_TABLE = "period_scope_frozen"
+FROZEN_VARIABLE = "GPULEDGER_FROZEN_PERIODS"
+# what the models compute from besides the landed batches
+_PROJECT_INPUTS = ("models", "macros", "seeds", "dbt_project.yml")
+
+
+def fingerprint(home: Path) -> str:
+    """A hash of the project's models, macros and seeds and of the home's policy snapshot:
+    when it changes, the frozen rows were computed by other code or policy."""
+    digest = hashlib.sha256()
+    named: list[tuple[str, Path]] = []
+    for name in _PROJECT_INPUTS:
+        named += _files(PROJECT_DIR, PROJECT_DIR / name)
+    named += _files(home, home / "policy")
+    for name, path in named:
+        digest.update(name.encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _files(root: Path, path: Path) -> list[tuple[str, Path]]:
+    """The files at `path` (a file, or a folder's files in order), named from `root`."""
+    found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    return [(p.relative_to(root).as_posix(), p) for p in found if p.exists()]
+
+
+def _recorded(home: Path, current: str) -> tuple[set[str], set[str]] | None:
+    """The periods frozen at the last recorded build and the batches it had, or None when
+    every period must be computed (no record, another fingerprint, a model's table missing)."""
+    if not warehouse_path(home).exists():
+        return None
+    con = connect(home)
+    try:
+        present = all(has_relation(con, schema, model) for schema, model in PERIOD_MODELS)
+        if not present or not has_relation(con, "main", STATE_TABLE):
+            return None
+        rows = con.execute(f"select kind, name, fingerprint from main.{STATE_TABLE}").fetchall()
+    finally:
+        con.close()
+    if not rows or any(stamp != current for _, _, stamp in rows):
+        return None
+    periods = {name for kind, name, _ in rows if kind == "period"}
+    batches = {name for kind, name, _ in rows if kind == "batch"}
+    return periods, batches
+
+
+def _months(start: dt.datetime, end: dt.datetime) -> Iterable[str]:
+    year, month = start.year, start.month
+    while (year, month) <= (end.year, end.month):
+        yield f"{year:04d}-{month:02d}"
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+
+
+def _touched(home: Path, batches: Iterable[str]) -> set[str] | None:
+    """The periods the batches' evidence spans overlap; None when one that landed records
+    has no span (it may touch any period)."""
+    touched: set[str] = set()
+    folder = raw_dir(home) / BATCHES_TABLE
+    for batch in batches:
+        path = folder / f"{batch}.parquet"
+        if not path.exists():
+            continue
+        columns = ["records_landed", "coverage_start_at", "coverage_end_at"]
+        for row in pq.read_table(path, columns=columns).to_pylist():
+            if not row["records_landed"]:
+                continue
+            start, end = row["coverage_start_at"], row["coverage_end_at"]
+            if start is None or end is None:
+                return None
+            touched.update(_months(start, end))
+    return touched
+
+
+def frozen(home: Path, batches: Iterable[str]) -> tuple[str, ...]:
+    """The periods the next build leaves as they are, of `home` whose landed batches are
+    `batches`."""
+    recorded = _recorded(home, fingerprint(home))
+    if recorded is None:
+        return ()
+    periods, built = recorded
+    touched = _touched(home, [b for b in batches if b not in built])
+    if touched is None:
+        return ()
+    return tuple(sorted(periods - touched))
+
+
+def environment(periods: Iterable[str]) -> dict[str, str]:
+    """The variable the models built by period read the frozen periods from."""
+    return {FROZEN_VARIABLE: ",".join(periods)}
+
+
+def describe(periods: tuple[str, ...]) -> str:
+    if not periods:
+        return "models built by period: every period computed"
+    return f"models built by period: {len(periods)} frozen period(s) kept ({', '.join(periods)})"
+
+
+def _settled(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The periods closed now whose late evidence is settled."""
+    return [
+        r[0]
+        for r in con.execute(
+            "select period from intermediate.int_closed_periods where period not in "
+            "(select period from intermediate.int_late_evidence) order by period"
+        ).fetchall()
+    ]
+
+
+def _write(
+    con: duckdb.DuckDBPyConnection, periods: list[str], batches: list[str], stamp: str
+) -> None:
+    con.execute("begin")
+    con.execute(
+        f"create table if not exists main.{STATE_TABLE} "
+        "(kind varchar, name varchar, fingerprint varchar, recorded_at timestamp)"
+    )
+    con.execute(f"delete from main.{STATE_TABLE}")
+    rows = [("period", p, stamp) for p in periods] + [("batch", b, stamp) for b in batches]
+    if rows:
+        con.executemany(f"insert into main.{STATE_TABLE} values (?, ?, ?, now()::timestamp)", rows)
+    con.execute("commit")
+
+
+def record(home: Path, batches: Iterable[str]) -> None:
+    """After a successful build of every model: the periods closed now whose evidence is
+    settled, and the batches the build had, under the current fingerprint."""
+    current = fingerprint(home)
+    con = connect(home, read_only=False)
+    try:
+        _write(con, _settled(con), sorted(set(batches)), current)
+    finally:
+        con.close()
+
+
+def after_close(home: Path) -> None:
+    """After a close was published: the period it closed, and any whose late evidence it
+    settled, were computed by the build it published from (from the batches recorded then),
+    so they are frozen from now on. Nothing changes when no build was recorded under the
+    current fingerprint."""
+    current = fingerprint(home)
+    recorded = _recorded(home, current)
+    if recorded is None:
+        return
+    con = connect(home, read_only=False)
+    try:
+        _write(con, _settled(con), sorted(recorded[1]), current)
+    finally:
+        con.close()

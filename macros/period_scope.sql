@@ -1,0 +1,49 @@
+{#- The periods a build leaves as they are (gpuledger.core.period_scope): closed periods whose
+    evidence is settled and that no batch landed since the last build touches, named by the
+    build runner in GPULEDGER_FROZEN_PERIODS (`YYYY-MM,YYYY-MM`). The models built by period
+    (the by_period materialization) keep those periods' rows and compute the others. Empty in
+    a unit test, on Spark, or when the variable names none (dbt run by hand, a full refresh):
+    every period is computed, and so is every period of a model whose table is made whole (it
+    has none yet, or a full refresh). Read when the model runs, never while dbt parses. -#}
+{% macro frozen_periods() -%}
+    {%- set value = env_var('GPULEDGER_FROZEN_PERIODS', '') if execute and this is not none else '' -%}
+    {%- set periods = [] -%}
+    {#- a model made whole (no table yet, a full refresh) computes every period -#}
+    {%- if value and target.type == 'duckdb' and load_cached_relation(this) is not none
+        and not should_full_refresh() -%}
+        {%- for period in value.split(',') if period -%}
+            {%- if not modules.re.fullmatch('[0-9]{4}-[0-9]{2}', period) -%}
+                {{ exceptions.raise_compiler_error("GPULEDGER_FROZEN_PERIODS: not a period: " ~ period) }}
+            {%- endif -%}
+            {%- do periods.append(period) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(periods) }}
+{%- endmacro %}
+
+{#- A predicate keeping the rows of the periods this run computes (`column` a YYYY-MM period):
+    `true` when every period is computed. A model built by period filters its inputs with it
+    (so the frozen periods are not computed); the materialization filters the model's rows
+    with it again. -#}
+{% macro live_period(column) -%}
+    {%- set frozen = gpuledger.frozen_periods() -%}
+    {%- if frozen -%}
+        {{ column }} not in (
+            {%- for period in frozen -%}
+                '{{ period }}'{{ ', ' if not loop.last }}
+            {%- endfor -%}
+        )
+    {%- else -%}
+        true
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The config of a model built by period: on DuckDB the by_period materialization
+    (macros/materializations/by_period.sql); on Spark a table, every period computed. -#}
+{% macro by_period_config(period_column='period') -%}
+    {%- if target.type == 'spark' -%}
+        {{ return({'materialized': 'table'}) }}
+    {%- else -%}
+        {{ return({'materialized': 'by_period', 'period_column': period_column}) }}
+    {%- endif -%}
+{%- endmacro %}

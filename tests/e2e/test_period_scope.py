@@ -1,0 +1,199 @@
+"""A closed period is kept, not recomputed, by later builds (gpuledger.core.period_scope), and
+the tables equal a full refresh.
+
+A fleet of 32 GPUs (the benchmark's generator: sacct with steps, the pod watch, dcgm-exporter
+query_range JSON at 60 s, vLLM counters and the gateway log) lands 2026-10-01..02 and closes
+October; lands 2026-11-01..02 and closes November; then lands 2026-12-01 and builds. The
+sacct of 1 November reaches back into 31 October (a job ran across midnight), so October is
+late until November's close publishes its corrections; the sacct of 1 December reaches into
+November the same way. So the last build keeps October's rows (closed, settled, nothing new
+touches it) and computes November and December. A copy of the home with every model and state
+dropped (its landed batches and published ledger kept) is then built whole: every mart and
+every table built by period must be the same rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from benchmarks.evidence import Files, write_days
+from benchmarks.fleet import make_fleet
+from benchmarks.formats.inventory import write_inventory
+from benchmarks.formats.kubernetes import CLUSTER, write_watch_start
+from benchmarks.policy import write_policy
+from gpuledger.core import incremental, period_scope
+from orchestration.project import prepare_manifest
+from tests.conftest import run_cli, sql
+from tests.e2e.test_incremental import _differences
+
+GPUS = 32
+OCTOBER = [dt.datetime(2026, 10, 1), dt.datetime(2026, 10, 2)]
+NOVEMBER = [dt.datetime(2026, 11, 1), dt.datetime(2026, 11, 2)]
+DECEMBER = [dt.datetime(2026, 12, 1)]
+PERIOD_TABLES = [f"{schema}.{name}" for schema, name in period_scope.PERIOD_MODELS]
+
+
+def _ok(result: object) -> None:
+    assert result.exit_code == 0, result.stdout + result.stderr  # type: ignore[attr-defined]
+
+
+def _land(home: Path, policy: Path, files: Files, read_at: dt.datetime) -> None:
+    """Each source's files, as the benchmark lands them (the watch dated by its events)."""
+    for source in ("slurm", "kubernetes", "prometheus", "requests"):
+        if source not in files.paths:
+            continue
+        argv = ["ingest", source, "--file", *map(str, files.paths[source])]
+        argv += ["--cluster", CLUSTER] if source == "kubernetes" else []
+        argv += [] if source == "kubernetes" else ["--extracted-at", read_at.isoformat()]
+        _ok(run_cli(home, policy, *argv))
+
+
+def _marked(home: Path) -> dict[str, dict[str, int]]:
+    """Per table built by period: its rows of each period that still carry the mark."""
+    return {
+        table: dict(
+            sql(
+                home,
+                f"select period, count(*) filter (where segment_id like '%#kept') "
+                f"from {table} group by period",
+            )
+        )
+        for table in PERIOD_TABLES
+    }
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    root = tmp_path_factory.mktemp("period-scope")
+    fleet = make_fleet(GPUS, 8, seed=5)
+    assert fleet.kubernetes_nodes
+    policy = write_policy(root / "policy", GPUS, ["slurm", "prometheus", "requests"])
+    home = root / "history"
+    inventory = root / "inventory.csv"
+    write_inventory(inventory, fleet)
+    _ok(run_cli(home, policy, "ingest", "inventory", "--file", str(inventory),
+                "--extracted-at", OCTOBER[0].isoformat()))  # fmt: skip
+    listing = root / "watch-start.json"
+    write_watch_start(listing, fleet)
+    _ok(run_cli(home, policy, "ingest", "kubernetes", "--file", str(listing),
+                "--cluster", CLUSTER, "--extracted-at", OCTOBER[0].isoformat()))  # fmt: skip
+
+    _land(home, policy, write_days(root / "october", fleet, OCTOBER), NOVEMBER[0])
+    _ok(run_cli(home, policy, "close", "--period", "2026-10", "--approver", "t"))
+    after_october = period_scope.frozen(home, incremental.manifested_batches(home))
+
+    _land(home, policy, write_days(root / "november", fleet, NOVEMBER), DECEMBER[0])
+    late_for_october = period_scope.frozen(home, incremental.manifested_batches(home))
+    _ok(run_cli(home, policy, "close", "--period", "2026-11", "--approver", "t"))
+    after_november = period_scope.frozen(home, incremental.manifested_batches(home))
+
+    _land(home, policy, write_days(root / "december", fleet, DECEMBER), DECEMBER[0].replace(day=2))
+    frozen = period_scope.frozen(home, incremental.manifested_batches(home))
+    # a copy whose rows of October and November are marked: what the build keeps keeps it
+    probe = root / "probe"
+    shutil.copytree(home, probe)
+    with duckdb.connect(str(probe / "warehouse.duckdb")) as con:
+        for table in PERIOD_TABLES:
+            con.execute(
+                f"update {table} set segment_id = segment_id || '#kept' "
+                "where period in ('2026-10', '2026-11')"
+            )
+    _ok(run_cli(probe, policy, "build"))
+    _ok(run_cli(home, policy, "build"))
+
+    # the same batches and published ledger, every model and state dropped: built whole
+    full = root / "full"
+    shutil.copytree(home, full)
+    with duckdb.connect(str(full / "warehouse.duckdb")) as con:
+        for schema in ("staging", "intermediate", "marts", "reference"):
+            con.execute(f"drop schema {schema} cascade")
+        for table in (incremental.STATE_TABLE, period_scope.STATE_TABLE):
+            con.execute(f"drop table main.{table}")
+    _ok(run_cli(full, policy, "build"))
+    return {
+        "home": home,
+        "full": full,
+        "after_october": after_october,
+        "late_for_october": late_for_october,
+        "after_november": after_november,
+        "frozen": frozen,
+        "marked": _marked(probe),
+    }
+
+
+def test_a_closed_period_is_frozen_once_its_evidence_is_settled(history: dict) -> None:
+    print(
+        f"\nafter October's close: {history['after_october']}; with November landed: "
+        f"{history['late_for_october']}; after November's close: {history['after_november']}; "
+        f"with December landed: {history['frozen']}"
+    )
+    # October's close froze it; November's sacct reaches into 31 October: late, computed
+    assert history["after_october"] == ("2026-10",)
+    assert history["late_for_october"] == ()
+    # November's close published October's corrections and closed November
+    assert history["after_november"] == ("2026-10", "2026-11")
+    # December's sacct reaches into November: November is computed again, October kept
+    assert history["frozen"] == ("2026-10",)
+
+
+def test_a_frozen_period_keeps_its_rows_and_the_others_are_recomputed(history: dict) -> None:
+    """In the probe's copy every row of October and November was marked before the build:
+    October's marked rows are all still there, November's were all computed again."""
+    with duckdb.connect(str(history["home"] / "warehouse.duckdb"), read_only=True) as con:
+        counts = {
+            table: dict(con.execute(f"select period, count(*) from {table} group by 1").fetchall())
+            for table in PERIOD_TABLES
+        }
+    print()
+    for table, marked in history["marked"].items():
+        print(f"{table:<45} rows {counts[table]}  marked after the build {marked}")
+        assert counts[table]["2026-10"] and counts[table]["2026-11"], table
+        assert marked["2026-10"] == counts[table]["2026-10"], table
+        assert marked["2026-11"] == 0 and marked["2026-12"] == 0, table
+
+
+def test_a_history_of_builds_equals_a_full_refresh(history: dict) -> None:
+    found = _differences(
+        history["home"] / "warehouse.duckdb", history["full"] / "warehouse.duckdb", PERIOD_TABLES
+    )
+    print()
+    for table, (rows, only_left, only_right) in found.items():
+        print(f"{table:<55} {rows:>8,} rows  only history {only_left}  only full {only_right}")
+    assert {t: d for t, d in found.items() if d[1] or d[2]} == {}
+    assert {t for t in found} >= {"marts.fact_gpu_allocation", "marts.fact_chargeback"}
+    statuses = sql(history["full"], "select distinct period, status from marts.fact_chargeback")
+    assert sorted(statuses) == [
+        ("2026-10", "closed"),
+        ("2026-11", "closed"),
+        ("2026-12", "provisional"),
+    ]
+    periods = sql(history["home"], "select distinct period from marts.fact_gpu_allocation")
+    assert sorted(periods) == [("2026-10",), ("2026-11",), ("2026-12",)]
+
+
+def test_a_change_of_policy_computes_every_period(history: dict, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(history["home"], home)
+    batches = incremental.manifested_batches(home)
+    assert period_scope.frozen(home, batches) == ("2026-10",)  # November: late, again
+    hash_file = home / "policy" / "POLICY_HASH"
+    hash_file.write_text("another policy\n")
+    assert period_scope.frozen(home, batches) == ()
+
+
+def test_every_model_built_by_period_is_registered() -> None:
+    """gpuledger.core.period_scope knows every model built by period (its frozen periods are
+    chosen and recorded there): on DuckDB they are materialized `by_period`."""
+    manifest = json.loads(prepare_manifest().read_text())
+    found = {
+        (node["schema"], node["name"])
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["config"]["materialized"] == "by_period"
+    }
+    assert found == set(period_scope.PERIOD_MODELS)
