@@ -40,6 +40,8 @@ PERIOD_MODELS = (
     ("intermediate", "int_allocation_activity"),
     ("intermediate", "int_segments_priced"),
     ("marts", "fact_gpu_allocation"),
+    ("intermediate", "int_device_conservation"),
+    ("marts", "fact_idle_capacity"),
 )
 STATE_TABLE = "period_scope_frozen"
 FROZEN_VARIABLE = "GPULEDGER_FROZEN_PERIODS"

@@ -19,11 +19,18 @@
     the same GPU). The part of an excess the declared sharing accounts for is reported as
     oversubscribed_timeslice (is_declared_oversubscription), not as a violation. The part the
     other allocations alone exceed the capacity by is a violation. A tolerance of 1e-5
-    GPU-equivalents absorbs profile weights rounded to six decimals (7 x 0.142857). -#}
+    GPU-equivalents absorbs profile weights rounded to six decimals (7 x 0.142857).
+
+    Built by period (gpuledger.core.period_scope): every period start is an event of every
+    scope and no segment crosses one, so the levels within a period are its own segments'
+    (and the capacities'), rounded to 1e-9: a build that keeps frozen periods sweeps the
+    segments of the periods it computes. -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 segments as (
     select * from {{ ref('int_allocation_segments_split') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 devices as (

@@ -10,19 +10,24 @@
     (platform); allocation beyond the GPUs in service is a negative capacity_difference
     (suspense). Physical capacity counts in-service time only, so nothing is unavailable here.
     Per period and class the rows add up to int_capacity_by_class.physical_gpu_hours
-    (tests/dbt/assert_idle_classes_add_up_to_capacity.sql). -#}
+    (tests/dbt/assert_idle_classes_add_up_to_capacity.sql). Built by period
+    (gpuledger.core.period_scope): every row is one segment's or one interval's. -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 activity as (
     select * from {{ ref('int_allocation_activity') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 timeline as (
     select * from {{ ref('int_capacity_idle_timeline') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 unused_guarantee as (
     select * from {{ ref('int_unused_guarantee') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 {#- (idle class, default payer, the GPU-hours column it takes) on each side -#}
