@@ -17,7 +17,9 @@ peak RSS:
 2. `gpuledger close --period 2026-10`;
 3. the floor: one DuckDB pass rolling the landed DCGM points up by GPU, metric and hour;
 4. the daily run: 2026-11-01's files ingested (read the next midnight) and `gpuledger build`;
-5. with --months 2, the rest of 2026-11 ingested and `gpuledger close --period 2026-11`.
+5. with --months 2, the rest of 2026-11 ingested and `gpuledger close --period 2026-11`,
+   then 2026-12-01 ingested and `gpuledger build`: a daily run with two months of history,
+   printed against the first (October, closed and settled, is kept: period_scope).
 
 Every ingest must land all it reads (nothing quarantined). A row goes to --results
 (benchmarks/results.md): the rates, peaks and ratios the targets are stated in, and which
@@ -170,6 +172,19 @@ def run(args: argparse.Namespace) -> Result:
         bench.ingest_days(rest, next_month(second))
         second_close = bench.command(
             "close 2026-11", "close", "--period", "2026-11", "--approver", "bench"
+        )
+        # a daily run with two months of history: October's evidence is settled (November's
+        # close published its corrections), so the build keeps October (period_scope)
+        third = next_month(second)
+        later = bench.generate(files_dir / "daily-3", fleet, [third])
+        steps = bench.ingest_days(later, third + dt.timedelta(days=1))
+        steps.append(bench.command("daily build after the second close", "build"))
+        seconds = sum(step.seconds for step in steps)
+        first_daily = sum(step.seconds for step in daily)
+        print(
+            f"daily run after the second close: {seconds:.1f} s, "
+            f"{seconds / first_daily:.2f} of the first daily run ({first_daily:.1f} s)",
+            flush=True,
         )
     by_source = {step.name.removeprefix("ingest "): step for step in ingests}
     return Result(

@@ -42,6 +42,7 @@ PERIOD_MODELS = (
     ("marts", "fact_gpu_allocation"),
     ("intermediate", "int_device_conservation"),
     ("marts", "fact_idle_capacity"),
+    ("intermediate", "int_charge_line_pieces"),
 )
 STATE_TABLE = "period_scope_frozen"
 FROZEN_VARIABLE = "GPULEDGER_FROZEN_PERIODS"

@@ -17,7 +17,10 @@
     - credit: each credit row, exact; unrecovered_pool_cost: the pool's cost less each usage
       line of its class, exact.
     Grain keys: period, tenant, component, class, rate card version and `price_key` (the
-    line's unit price as text; null where the line's price is derived from its amount). -#}
+    line's unit price as text; null where the line's price is derived from its amount).
+    Built by period (gpuledger.core.period_scope): a line's pieces are of its own period, so
+    a build that keeps frozen periods reads only the other periods' segments. -#}
+{{ config(**gpuledger.by_period_config()) }}
 {%- set string_type = dbt.type_string() %}
 {#- the shape of a piece: every branch of the union below has these columns, in this order -#}
 {%- set piece_columns = [
@@ -55,10 +58,12 @@ with
 
 priced_segments as (
     select * from {{ ref('int_segments_priced') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 segments as (
     select * from {{ ref('int_allocation_segments') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 reservations_priced as (
