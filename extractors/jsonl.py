@@ -109,19 +109,21 @@ class JsonlStream:
         are taken out), in line order among the piece's other rejections."""
         assert self.unique is not None
         rows = result.tables[self.unique.table]
-        keys = [self.unique.key(rows[index]) for _, _, index in keyed]
+        keys = list(map(self.unique.key, [rows[index] for _, _, index in keyed]))
         earlier = self.seen.first_lines(keys, [number for number, _, _ in keyed])
+        repeated = earlier.nonzero()[0].tolist()
+        if not repeated:
+            return
         dropped = set()
-        for (number, raw, index), key, first in zip(keyed, keys, earlier, strict=True):
-            if first:
-                reason = f"duplicate {self.unique.field} {key!r} (first on line {first})"
-                result.reject(number, self.unique.field, reason, raw)
-                dropped.add(index)
-        if dropped:
-            result.tables[self.unique.table] = [
-                row for index, row in enumerate(rows) if index not in dropped
-            ]
-            result.rejected.sort(key=lambda rejected: rejected.line)
+        for at in repeated:
+            number, raw, index = keyed[at]
+            reason = f"duplicate {self.unique.field} {keys[at]!r} (first on line {earlier[at]})"
+            result.reject(number, self.unique.field, reason, raw)
+            dropped.add(index)
+        result.tables[self.unique.table] = [
+            row for index, row in enumerate(rows) if index not in dropped
+        ]
+        result.rejected.sort(key=lambda rejected: rejected.line)
 
     def end(self) -> ParseResult:
         require_jsonl(self.records_read, self.objects, self.first_line)

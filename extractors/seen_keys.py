@@ -5,11 +5,13 @@ file is read piece by piece (extractors.textfile.land_pieces).
 A dict of the keys and their lines took about 160 bytes a key (the string, its line and the
 dict's slot): 1.31M requests in one file peaked at 449 MiB, and memory grew with the file.
 Here a piece's keys are looked up together when the piece ends, and then kept as two
-independent 64-bit hashes and the line (24 bytes a key) in sorted runs, merged as they grow
-(each lookup is a binary search of every run). Two keys are the same when both hashes are: two
-different keys of one file agree on 128 bits with a probability of about n**2 / 2**129 (1e-25
-for 100M keys). The hashes are Python's string hash of the key and of the key with a suffix
-(SipHash, seeded per process: a file is read in one process).
+independent 64-bit hashes and the line (24 bytes a key) in runs sorted by the first hash,
+merged as they grow (each lookup is a binary search of every run). Two keys are the same when
+both hashes are: two different keys of one file agree on 128 bits with a probability of about
+n**2 / 2**129 (1e-25 for 100M keys). The hashes are Python's string hash of the key and of
+the key with a suffix (SipHash, seeded per process: a file is read in one process). A gateway
+log's parse takes about 8% longer than with the dict (4.0 s against 3.7 s for 327,680
+requests).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ SUFFIX = "\x1f"
 
 @dataclass(frozen=True)
 class _Run:
-    """Keys in order of (first, second) hash, with the line each was first on."""
+    """Keys in order of their first hash, with the second and the line each was first on."""
 
     first: np.ndarray
     second: np.ndarray
@@ -31,7 +33,9 @@ class _Run:
 
     @classmethod
     def of(cls, first: np.ndarray, second: np.ndarray, lines: np.ndarray) -> _Run:
-        order = np.lexsort((second, first))
+        """In order of the first hash (a stable sort: two runs joined are merged in linear
+        time); keys with the same first hash are told apart by `lines_of`."""
+        order = np.argsort(first, kind="stable")
         return cls(first[order], second[order], lines[order])
 
     def __len__(self) -> int:
@@ -55,31 +59,34 @@ class SeenKeys:
     def __init__(self) -> None:
         self._runs: list[_Run] = []
 
-    def first_lines(self, keys: list[str], lines: list[int]) -> list[int]:
+    def first_lines(self, keys: list[str], lines: list[int]) -> np.ndarray:
         """For the keys of the next piece, in file order, with their lines: the line of each
         key's first occurrence on an earlier line (of an earlier piece or of this one), 0 for
         a key seen first here. The keys seen first here are kept."""
-        first = np.fromiter((hash(key) for key in keys), dtype=np.int64, count=len(keys))
-        second = np.fromiter((hash(key + SUFFIX) for key in keys), dtype=np.int64, count=len(keys))
-        earlier = np.zeros(len(keys), dtype=np.int64)
+        count = len(keys)
+        first = np.fromiter(map(hash, keys), dtype=np.int64, count=count)
+        second = np.fromiter((hash(key + SUFFIX) for key in keys), dtype=np.int64, count=count)
+        at = np.asarray(lines, dtype=np.int64)
+        earlier = np.zeros(count, dtype=np.int64)
         for run in self._runs:
             found = run.lines_of(first, second)
             earlier = np.where(earlier == 0, found, earlier)
-        result = earlier.tolist()
-        here: dict[tuple[int, int], int] = {}
-        new: list[int] = []
-        for index, pair in enumerate(zip(first.tolist(), second.tolist(), strict=True)):
-            if result[index]:
-                continue
-            seen = here.get(pair)
-            if seen is None:
-                here[pair] = lines[index]
-                new.append(index)
-            else:
-                result[index] = seen
-        if new:
-            taken = np.asarray(new, dtype=np.int64)
-            self._add(_Run.of(first[taken], second[taken], np.asarray(lines)[taken]))
+        # within the piece: in (first, second, line) order, the first row of each key
+        order = np.lexsort((at, second, first))
+        sorted_first, sorted_second = first[order], second[order]
+        starts = np.ones(count, dtype=bool)
+        starts[1:] = (sorted_first[1:] != sorted_first[:-1]) | (
+            sorted_second[1:] != sorted_second[:-1]
+        )
+        group_first_line = at[order][np.maximum.accumulate(np.where(starts, np.arange(count), 0))]
+        here = np.empty(count, dtype=np.int64)
+        here[order] = np.where(starts, 0, group_first_line)
+        # a key seen in an earlier piece names that line; else its first line here
+        result = np.where(earlier != 0, earlier, here)
+        new = order[starts]
+        new = new[earlier[new] == 0]
+        if len(new):
+            self._add(_Run.of(first[new], second[new], at[new]))
         return result
 
     def _add(self, run: _Run) -> None:

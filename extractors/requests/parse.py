@@ -15,6 +15,7 @@ Rules, each a quarantine reason naming the field:
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from extractors import jsonl
@@ -38,11 +39,8 @@ def requests_stream() -> jsonl.JsonlStream:
     def read(obj: dict[str, Any], line: int) -> jsonl.Rows:
         return [(REQUESTS_TABLE, _request(obj, line))]
 
-    return jsonl.JsonlStream(read, jsonl.UniqueKey("request_id", REQUESTS_TABLE, _request_id))
-
-
-def _request_id(request: GatewayRequest) -> str:
-    return request.request_id
+    request_id = operator.attrgetter("request_id")
+    return jsonl.JsonlStream(read, jsonl.UniqueKey("request_id", REQUESTS_TABLE, request_id))
 
 
 def _request(obj: dict[str, Any], line: int) -> GatewayRequest:

@@ -29,7 +29,7 @@ def test_first_lines_match_a_dict_of_the_keys(piece: int) -> None:
     found: list[int] = []
     for start in range(0, len(keys), piece):
         chunk = keys[start : start + piece]
-        found += seen.first_lines(chunk, list(range(start + 1, start + 1 + len(chunk))))
+        found += seen.first_lines(chunk, list(range(start + 1, start + 1 + len(chunk)))).tolist()
     assert found == _dict_first_lines(keys)
     assert seen.count == len(set(keys))
     # runs are merged as they grow: a few, not one a piece
@@ -38,8 +38,8 @@ def test_first_lines_match_a_dict_of_the_keys(piece: int) -> None:
 
 def test_a_key_repeated_only_within_its_piece_names_the_line_in_that_piece() -> None:
     seen = SeenKeys()
-    assert seen.first_lines(["a", "b"], [1, 2]) == [0, 0]
-    assert seen.first_lines(["c", "c", "a", "c"], [10, 11, 12, 13]) == [0, 10, 1, 10]
+    assert seen.first_lines(["a", "b"], [1, 2]).tolist() == [0, 0]
+    assert seen.first_lines(["c", "c", "a", "c"], [10, 11, 12, 13]).tolist() == [0, 10, 1, 10]
 
 
 def test_keys_whose_first_hashes_agree_are_told_apart_by_the_second() -> None:
