@@ -67,25 +67,24 @@ class SeenKeys:
         first = np.fromiter(map(hash, keys), dtype=np.int64, count=count)
         second = np.fromiter((hash(key + SUFFIX) for key in keys), dtype=np.int64, count=count)
         at = np.asarray(lines, dtype=np.int64)
+        # in (first, second, line) order (a stable sort of lines already in order): a key's
+        # rows together, its first line first; sorted keys also make numpy's binary searches
+        # of the runs walk forward
+        order = np.lexsort((second, first))
+        first, second, at = first[order], second[order], at[order]
         earlier = np.zeros(count, dtype=np.int64)
         for run in self._runs:
             found = run.lines_of(first, second)
             earlier = np.where(earlier == 0, found, earlier)
-        # within the piece: in (first, second, line) order, the first row of each key
-        order = np.lexsort((at, second, first))
-        sorted_first, sorted_second = first[order], second[order]
         starts = np.ones(count, dtype=bool)
-        starts[1:] = (sorted_first[1:] != sorted_first[:-1]) | (
-            sorted_second[1:] != sorted_second[:-1]
-        )
-        group_first_line = at[order][np.maximum.accumulate(np.where(starts, np.arange(count), 0))]
-        here = np.empty(count, dtype=np.int64)
-        here[order] = np.where(starts, 0, group_first_line)
+        starts[1:] = (first[1:] != first[:-1]) | (second[1:] != second[:-1])
+        group_first_line = at[np.maximum.accumulate(np.where(starts, np.arange(count), 0))]
         # a key seen in an earlier piece names that line; else its first line here
-        result = np.where(earlier != 0, earlier, here)
-        new = order[starts]
-        new = new[earlier[new] == 0]
-        if len(new):
+        found_here = np.where(earlier != 0, earlier, np.where(starts, 0, group_first_line))
+        result = np.empty(count, dtype=np.int64)
+        result[order] = found_here
+        new = starts & (earlier == 0)
+        if new.any():
             self._add(_Run.of(first[new], second[new], at[new]))
         return result
 
