@@ -34,7 +34,7 @@
     {%- for piece in pieces[:-1] -%}
         {% call statement('piece_' ~ loop.index) -%}
             {{ gpuledger.set_rebuild_piece(piece) }};
-            {{ gpuledger.by_day_replace(target_relation, day_column, compiled_code, rebuild_whole and loop.first) }}
+            {{ gpuledger.replace_rows(target_relation, compiled_code, rebuild_whole and loop.first, gpuledger.rebuild_window(day_column)) }}
         {%- endcall %}
         {% do adapter.commit() %}
         {{ print('gpuledger rebuilt piece: ' ~ this.identifier ~ ' ' ~ piece[0] ~ '/' ~ piece[1]) }}
@@ -44,7 +44,7 @@
         {%- if pieces -%}
             {{ gpuledger.set_rebuild_piece(pieces[-1]) }};
         {%- endif %}
-        {{ gpuledger.by_day_replace(target_relation, day_column, compiled_code, rebuild_whole and pieces | length < 2) }}
+        {{ gpuledger.replace_rows(target_relation, compiled_code, rebuild_whole and pieces | length < 2, gpuledger.rebuild_window(day_column)) }}
         {%- if pieces -%};
             {{ gpuledger.set_rebuild_piece() }}
         {%- endif %}
@@ -61,17 +61,23 @@
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
 
-{#- The statement replacing the rebuilt days of `relation` by the model's rows (`create`: the
-    table is new, made from them). -#}
-{% macro by_day_replace(relation, day_column, sql, create) -%}
+{#- The statement replacing the rows of `relation` that `replaced` (a predicate) keeps by the
+    model's rows (`sql`), in one transaction with no temporary copy; with `filtered`, only the
+    model's rows `replaced` keeps are inserted. `create`: the table is new, made from all of
+    them. The by_day materialization replaces its window's days, by_period the periods it
+    computes. -#}
+{% macro replace_rows(relation, sql, create, replaced, filtered=false) -%}
     {%- if create -%}
         {{ create_table_as(False, relation, sql) }}
     {%- else -%}
         delete from {{ relation }}
-        where {{ gpuledger.rebuild_window(day_column) }};
+        where {{ replaced }};
         insert into {{ relation }} by name
         select * from (
             {{ sql }}
-        ) as rebuilt_days
+        ) as replacing_rows
+        {%- if filtered %}
+        where {{ replaced }}
+        {%- endif -%}
     {%- endif -%}
 {%- endmacro %}

@@ -20,17 +20,10 @@
     {%- endif %}
 
     {% call statement('main') -%}
-        {%- if rebuild_whole -%}
-            {{ create_table_as(False, target_relation, compiled_code) }}
-        {%- else -%}
-            delete from {{ target_relation }}
-            where {{ gpuledger.live_period(period_column) }};
-            insert into {{ target_relation }} by name
-            select * from (
-                {{ compiled_code }}
-            ) as live_periods
-            where {{ gpuledger.live_period(period_column) }}
-        {%- endif -%}
+        {{ gpuledger.replace_rows(
+            target_relation, compiled_code, rebuild_whole,
+            gpuledger.live_period(period_column), filtered=true
+        ) }}
     {%- endcall %}
 
     {% do persist_docs(target_relation, model) %}
