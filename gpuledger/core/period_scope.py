@@ -167,13 +167,13 @@ def _write(
     con.execute("commit")
 
 
-def record(home: Path, batches: Iterable[str]) -> None:
+def record(home: Path, batches: Iterable[str], current: str | None = None) -> None:
     """After a successful build of every model: the periods closed now whose evidence is
     settled, and the batches the build had, under the current fingerprint."""
-    current = fingerprint(home)
+    stamp = current or fingerprint(home)
     con = connect(home, read_only=False)
     try:
-        _write(con, _settled(con), sorted(set(batches)), current)
+        _write(con, _settled(con), sorted(set(batches)), stamp)
     finally:
         con.close()
 
@@ -185,10 +185,5 @@ def after_close(home: Path) -> None:
     current fingerprint."""
     current = fingerprint(home)
     recorded = _recorded(home, current)
-    if recorded is None:
-        return
-    con = connect(home, read_only=False)
-    try:
-        _write(con, _settled(con), sorted(recorded[1]), current)
-    finally:
-        con.close()
+    if recorded is not None:
+        record(home, recorded[1], current)
