@@ -43,6 +43,7 @@ PERIOD_MODELS = (
     ("intermediate", "int_device_conservation"),
     ("marts", "fact_idle_capacity"),
     ("intermediate", "int_charge_line_pieces"),
+    ("intermediate", "int_charge_line_evidence"),
 )
 STATE_TABLE = "period_scope_frozen"
 FROZEN_VARIABLE = "GPULEDGER_FROZEN_PERIODS"

@@ -6,19 +6,25 @@
     amount exactly. Segments name their allocation, workload, scope, node and GPU, their
     GPU-hours and guaranteed and borrowed parts, and the batch, file and line their
     allocation was landed from (int_allocation_origins). A table built with the charges, so
-    that fact_charge_line_evidence, refreshed after every close, only joins. -#}
+    that fact_charge_line_evidence, refreshed after every close, only joins. Built by period:
+    a line's evidence is its period's pieces and segments, so the periods a build keeps
+    (gpuledger.core.period_scope) keep their evidence rows. -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 charges as (
     select * from {{ ref('int_charge_lines') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 pieces as (
     select * from {{ ref('int_charge_line_pieces') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 segments as (
     select * from {{ ref('int_allocation_segments') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 origins as (
@@ -81,7 +87,7 @@ spread as (
 ),
 
 {%- set piece_columns = [
-    'charge_line_id', 'evidence_kind', 'evidence_key', 'segment_id', 'endpoint_id', 'evidence_gpu_class',
+    'charge_line_id', 'period', 'evidence_kind', 'evidence_key', 'segment_id', 'endpoint_id', 'evidence_gpu_class',
     'started_at', 'ended_at', 'reserved_gpus', 'gpu_hours', 'endpoint_share', 'weight_version', 'productive_unit',
     'units', 'unit_weight', 'weighted_units', 'unit_price', 'related_charge_line_id', 'source_batch_id',
     'source_file', 'policy_source'
@@ -99,6 +105,7 @@ evidence as (
 final as (
     select
         evidence.charge_line_id,
+        evidence.period,
         row_number() over (
             partition by evidence.charge_line_id
             order by
