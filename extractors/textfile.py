@@ -123,12 +123,16 @@ def _newlines_before(path: Path, offset: int) -> int:
     return count
 
 
-def text_pieces(path: Path, read: ReadOptions) -> Iterator[tuple[str, bool]]:
+def text_pieces(
+    path: Path, read: ReadOptions, *, quiet: bool = False
+) -> Iterator[tuple[str, bool]]:
     """The file's text piece by piece (whole lines; the last piece flagged), invalid bytes
-    replaced by U+FFFD unless `read.errors` is strict (then, UnicodeDecodeError)."""
+    replaced by U+FFFD unless `read.errors` is strict (then, UnicodeDecodeError). Each piece
+    advances the progress shown, unless `quiet` (a pass that only looks the file over)."""
     errors = "replace" if read.errors == "replace" else "strict"
     for index, (piece, last) in enumerate(_pieces(path, read.encoding)):
-        progress.advance(done=len(piece))
+        if not quiet:
+            progress.advance(done=len(piece))
         codec = _codec(read.encoding, first=index == 0)
         text = piece.decode(codec, errors)
         yield (text.removeprefix(BOM) if index == 0 else text), last

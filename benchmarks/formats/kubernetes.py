@@ -184,3 +184,24 @@ def write_watch_day(path: Path, fleet: Fleet, day: dt.datetime) -> int:
             event = {"object": pod_object(run, phase, version + number), "type": kind}
             out.write(_dump(event) + "\n")
     return len(changes)
+
+
+def write_pod_list(path: Path, fleet: Fleet, days: list[dt.datetime]) -> int:
+    """`kubectl get pods -A -o json` after `days`: a v1 List of every pod of those days in its
+    last state, written as kubectl writes it (4-space indent, keys sorted: `apiVersion`,
+    `items`, `kind`, `metadata`), an item at a time; returns its items."""
+    items = 0
+    with path.open("w", encoding="utf-8") as out:
+        out.write('{\n    "apiVersion": "v1",\n    "items": [')
+        for day in days:
+            version = 50_000_000 + (day - FLEET_SINCE).days * 1_000_000
+            for node in fleet.kubernetes_nodes:
+                for run in fleet.runs(day, node):
+                    phase = _events(run)[-1][3]
+                    pod = pod_object(run, phase, version + items)
+                    text = json.dumps(pod, indent=4, sort_keys=True).replace("\n", "\n        ")
+                    out.write(("\n        " if items == 0 else ",\n        ") + text)
+                    items += 1
+        out.write('\n    ],\n    "kind": "List",\n    "metadata": {\n')
+        out.write('        "resourceVersion": ""\n    }\n}\n')
+    return items

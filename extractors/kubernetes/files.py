@@ -6,19 +6,26 @@ command's arguments."""
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
+from extractors.jsonmembers import ArrayMemberReader, NotStreamed
 from extractors.kubernetes.parse import (
     ParseOptions,
     WatchStream,
+    item_observation,
+    list_context,
     parse_document,
+    parse_observations,
     starts_with_event,
 )
 from extractors.kubernetes.records import RAW_TABLES
 from extractors.landing import LandingReport
-from extractors.textfile import beginning, land_pieces
+from extractors.records import ParseResult
+from extractors.textfile import beginning, land_pieces, text_pieces
 
 SOURCE = "kubernetes"
 
@@ -42,14 +49,27 @@ def ingest_file(
 ) -> LandingReport:
     """Land a List or watch-event file. A List is dated by `read.extracted_at` (it carries
     no time; without one it is refused); watch events by it, else each by its own time.
-    Watch events are read piece by piece (WatchStream: memory does not grow with the file);
-    a List, one JSON document, is read whole."""
+    Both are read piece by piece, so memory does not grow with the file: watch events by
+    WatchStream, a List's items one at a time by ListStream once `list_members` has read
+    its other members. A List that is not read so (invalid JSON, no `items` list, no
+    --extracted-at) is read whole, which refuses it naming what is wrong."""
     if starts_with_event(beginning(path, read)):
         return land_pieces(
             home,
             path,
             source=SOURCE,
             parser=WatchStream(options, read.extracted_at),
+            row_types=RAW_TABLES,
+            options=options.fingerprint(),
+            read=read,
+        )
+    members = list_members(path, read)
+    if members is not None and read.extracted_at is not None:
+        return land_pieces(
+            home,
+            path,
+            source=SOURCE,
+            parser=ListStream(options, read.extracted_at, members),
             row_types=RAW_TABLES,
             options=options.fingerprint(),
             read=read,
@@ -63,3 +83,47 @@ def ingest_file(
         options=options.fingerprint(),
         read=read,
     )
+
+
+def list_members(path: Path, read: ReadOptions) -> dict[str, object] | None:
+    """The top-level members of the List in `path` other than `items` (kind, metadata: kubectl
+    writes them after the items), read piece by piece with its items decoded and dropped;
+    None when it is not read item by item: not one JSON object with an `items` list and at
+    least one item, invalid JSON, an invalid byte where they are refused, or an object
+    that is a watch event (`type` and `object`)."""
+    reader, items = ArrayMemberReader("items"), 0
+    try:
+        for text, last in text_pieces(path, read, quiet=True):
+            items += len(reader.feed(text, last))
+    except (NotStreamed, UnicodeDecodeError):
+        return None
+    if items == 0 or ("type" in reader.members and "object" in reader.members):
+        return None
+    return reader.members
+
+
+class ListStream:
+    """A List's items parsed piece by piece (extractors.textfile.land_pieces): the same
+    records, rows and rejects as `parse_document` reading the file whole, with memory for a
+    piece and the item it ends in the middle of (extractors.jsonmembers). `members`: the
+    List's other top-level members (its kind and metadata), which kubectl writes after
+    `items`, so they are read first (list_members)."""
+
+    def __init__(
+        self, options: ParseOptions, observed_at: dt.datetime, members: Mapping[str, object]
+    ) -> None:
+        self.options, self.observed_at = options, observed_at
+        self.context = list_context(members)
+        self.reader = ArrayMemberReader("items")
+        self.items = 0
+
+    def parse(self, text: str, line: int, final: bool) -> ParseResult:
+        observations = []
+        for item in self.reader.feed(text, final):
+            observations.append(item_observation(self.items, item, self.observed_at, self.context))
+            self.items += 1
+        return parse_observations(observations, self.options)
+
+    def end(self) -> ParseResult:
+        """Nothing more: a List is dated by --extracted-at."""
+        return ParseResult()

@@ -139,23 +139,35 @@ def _list_observations(
         raise KubernetesFormatError(
             "a Kubernetes List carries no time: give --extracted-at (when kubectl listed it)"
         )
-    list_kind = document.get("kind")
+    context = list_context(document)
+    return [item_observation(i, item, observed_at, context) for i, item in enumerate(items)]
+
+
+def list_context(members: Mapping[str, object]) -> tuple[str | None, str | None]:
+    """What a List's own members tell its items: the kind of an item that names none (a
+    PodList's items are Pods) and the List's resourceVersion."""
+    list_kind = members.get("kind")
     item_kind = None
     if isinstance(list_kind, str) and list_kind.endswith("List") and list_kind != "List":
         item_kind = list_kind[: -len("List")]
-    meta = document.get("metadata")
+    meta = members.get("metadata")
     list_rv = fields.text(meta.get("resourceVersion")) if isinstance(meta, Mapping) else None
-    return [
-        Observation(
-            line=index,
-            obj=item,
-            observed_at=observed_at,
-            list_resource_version=list_rv,
-            kind=item_kind,
-            where=f"items[{index}]",
-        )
-        for index, item in enumerate(items)
-    ]
+    return item_kind, list_rv
+
+
+def item_observation(
+    index: int, item: object, observed_at: dt.datetime, context: tuple[str | None, str | None]
+) -> Observation:
+    """Item `index` of a List: `context` is what the List tells its items (list_context)."""
+    item_kind, list_rv = context
+    return Observation(
+        line=index,
+        obj=item,
+        observed_at=observed_at,
+        list_resource_version=list_rv,
+        kind=item_kind,
+        where=f"items[{index}]",
+    )
 
 
 def _is_event(value: object) -> TypeGuard[Mapping[str, object]]:
@@ -234,8 +246,7 @@ class WatchStream:
     """A watch event stream parsed piece by piece (extractors.textfile.land_pieces): the same
     records, rows and rejects as `parse_document` reading the file whole, with memory for a
     piece and the event it ends in the middle of (kept for the next piece). Only for a file
-    whose first object is a watch event (`starts_with_event`); a List is one JSON document,
-    read whole."""
+    whose first object is a watch event (`starts_with_event`); a List: files.ListStream."""
 
     def __init__(self, options: ParseOptions, observed_at: dt.datetime | None) -> None:
         self.options, self.observed_at = options, observed_at

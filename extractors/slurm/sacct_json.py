@@ -9,6 +9,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from extractors.jsonmembers import ArrayMemberReader, NotStreamed
 from extractors.records import ParseResult
 from extractors.slurm.records import JOBS_TABLE, STEPS_TABLE, SlurmJob
 from extractors.slurm.values import (
@@ -262,117 +263,13 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-class NotStreamed(ValueError):
-    """The document is not read element by element (not an object with one `jobs` array,
-    invalid JSON, a value too large): it is read whole instead, which says what is wrong."""
-
-
-# how much text one value of the document may take before it is not read piece by piece
-VALUE_LIMIT_CHARS = 64 * 2**20
-_SPACE = " \t\n\r"
-
-
-class JobsReader:
+class JobsReader(ArrayMemberReader):
     """The entries of a `sacct --json` document's top-level `jobs` array, decoded one at a
-    time from its text given piece by piece (`feed`): memory holds a piece and one entry,
-    not the document. The other top-level members (meta, errors, warnings: small) are
-    decoded and dropped, as `parse_sacct_json` ignores them. Anything but one object with
-    one `jobs` array of valid JSON raises NotStreamed (the caller reads the file whole)."""
+    time (extractors.jsonmembers); the other members (meta, errors, warnings) are ignored,
+    as `parse_sacct_json` ignores them."""
 
     def __init__(self) -> None:
-        self._decoder = json.JSONDecoder()
-        self._text = ""
-        # start, after_first_key, key, colon, value, after; job_first, job, job_after; end
-        self._state = "start"
-        self._key: str | None = None
-        self._jobs_seen = False
-
-    def feed(self, text: str, final: bool) -> list[object]:
-        """The entries complete in the text so far (`final`: there is no more)."""
-        self._text += text
-        entries: list[object] = []
-        position = 0
-        while True:
-            position = self._skip(position)
-            if position >= len(self._text):
-                break
-            step = self._step(position, final)
-            if step is None:  # the value goes on in the next piece
-                break
-            position, entry = step
-            if entry is not _NONE:
-                entries.append(entry)
-        self._text = self._text[position:]
-        if len(self._text) > VALUE_LIMIT_CHARS:
-            raise NotStreamed("a value of over 64 MiB")
-        if final and (self._text.strip() or self._state != "end" or not self._jobs_seen):
-            raise NotStreamed("the document ends early, or has no 'jobs'")
-        return entries
-
-    def _skip(self, position: int) -> int:
-        while position < len(self._text) and self._text[position] in _SPACE:
-            position += 1
-        return position
-
-    def _step(self, position: int, final: bool) -> tuple[int, object] | None:
-        char = self._text[position]
-        state = self._state
-        if state in _PUNCTUATION:
-            then = _PUNCTUATION[state].get(char)
-            if then is None:
-                raise NotStreamed(f"expected one of {''.join(_PUNCTUATION[state])!r}")
-            self._state = then
-            return position + 1, _NONE
-        if state in ("key", "after_first_key"):
-            if char == "}" and state == "after_first_key":
-                self._state = "end"
-                return position + 1, _NONE
-            value = self._value(position, final)
-            if value is None:
-                return None
-            key, end = value
-            if not isinstance(key, str) or (key == "jobs" and self._jobs_seen):
-                raise NotStreamed("not one 'jobs' member")
-            self._key, self._state = key, "colon"
-            return end, _NONE
-        if state == "value":
-            if self._key == "jobs":
-                if char != "[":
-                    raise NotStreamed("'jobs' is not a list")
-                self._jobs_seen, self._state = True, "job_first"
-                return position + 1, _NONE
-            value = self._value(position, final)
-            if value is None:
-                return None
-            self._state = "after"
-            return value[1], _NONE
-        if state in ("job_first", "job"):
-            if char == "]" and state == "job_first":
-                self._state = "after"
-                return position + 1, _NONE
-            value = self._value(position, final)
-            if value is None:
-                return None
-            self._state = "job_after"
-            return value[1], value[0]
-        raise NotStreamed("data after the document")
-
-    def _value(self, position: int, final: bool) -> tuple[object, int] | None:
-        """The JSON value at `position` and the offset after it; None when the text may end
-        before it does (a number or literal is never cut: pieces end at a newline)."""
-        try:
-            return self._decoder.raw_decode(self._text, position)
-        except json.JSONDecodeError:
-            if final:
-                raise NotStreamed("invalid JSON") from None
-            return None
+        super().__init__("jobs")
 
 
-_NONE = object()
-# the states where the next character is punctuation: the state it leads to
-_PUNCTUATION = {
-    "start": {"{": "after_first_key"},
-    "colon": {":": "value"},
-    "after": {",": "key", "}": "end"},  # after a member's value
-    "job_after": {",": "job", "]": "after"},  # after an entry of `jobs`
-}
+__all__ = ["JobsReader", "NotStreamed", "land_job"]

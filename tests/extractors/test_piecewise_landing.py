@@ -234,13 +234,97 @@ def test_watch_events_without_a_time_of_their_own_are_dated_by_the_latest_event(
     assert manifest == _landed(tmp_path / "whole")[BATCHES_TABLE][0]
 
 
-def test_a_list_is_still_read_whole(tmp_path: Path) -> None:
-    """A List is one JSON document: not a watch stream, so it takes the whole read."""
-    path = K8S / "kubectl-get-pods-namespaces-resourcequotas-nodes.json"
-    assert not kubernetes_files.starts_with_event(textfile.beginning(path, DEFAULT_READ))
-    read = ReadOptions(extracted_at=dt.datetime(2026, 11, 5))
-    whole, pieces = _both(tmp_path, "kubernetes", path, read)
-    assert pieces.batch_id == whole.batch_id and pieces.records_landed == 22
+LISTED = ReadOptions(extracted_at=dt.datetime(2026, 11, 5))
+
+
+def _pod_list(tmp_path: Path, name: str) -> Path:
+    """The kubectl List fixture's pods as a PodList whose items name no kind (as the API
+    serves them) and whose metadata has a resourceVersion: the List's kind and metadata
+    before its items (the API's order) or after them (`kind-after`, kubectl's)."""
+    document = json.loads(
+        (K8S / "kubectl-get-pods-namespaces-resourcequotas-nodes.json").read_text()
+    )
+    pods = [item for item in document["items"] if item["kind"] == "Pod"]
+    for pod in pods:
+        del pod["kind"], pod["apiVersion"]
+    members = {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "4242"}}
+    if name == "kind-after":
+        members = {"apiVersion": "v1", "items": pods} | members
+    else:
+        members |= {"items": pods}
+    path = tmp_path / f"podlist-{name}.json"
+    path.write_text(json.dumps(members, indent=4))
+    return path
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "kubectl-get-pods-namespaces-resourcequotas-nodes.json",
+        "bad-items.json",  # items rejected
+        "kind-before",
+        "kind-after",
+    ],
+)
+def test_a_list_landed_item_by_item_is_the_batch_read_whole(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A List is read piece by piece, its items one at a time, once its other members (kind,
+    metadata: kubectl writes them after the items) are read: the same batch as reading it
+    whole, rows, list resourceVersion and quarantine included."""
+    path = K8S / name if name.endswith(".json") else _pod_list(tmp_path, name)
+    monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    assert len(list(textfile._pieces(path, "utf-8"))) >= 3  # the pieces fed
+
+    def not_whole(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the List was read whole")
+
+    monkeypatch.setattr(kubernetes_files, "land_file", not_whole)
+    whole, pieces = _both(tmp_path, "kubernetes", path, LISTED)
+    assert pieces.batch_id == whole.batch_id
+    assert (pieces.records_read, pieces.records_landed, pieces.records_quarantined) == (
+        whole.records_read,
+        whole.records_landed,
+        whole.records_quarantined,
+    )
+    assert pieces.rejected == whole.rejected
+    landed = _landed(tmp_path / "pieces")
+    assert landed == _landed(tmp_path / "whole")
+    if name == "bad-items.json":
+        assert landed[QUARANTINE_TABLE] and pieces.records_quarantined > 0
+    if name.startswith("kind-"):
+        pods = landed["kubernetes_pod_allocations"]
+        assert pods and {row["list_resource_version"] for row in pods} == {"4242"}
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ('{"apiVersion": "v1", "items": [{"kind": "Namespace"', LISTED),  # cut short
+        ('{"apiVersion": "v1", "kind": "List"}', LISTED),  # no items
+        ('{"items": {"kind": "Namespace"}, "kind": "List"}', LISTED),  # not a list
+        ('{"items": [], "kind": "List"}', LISTED),  # no item
+        ('{"items": [], "items": []}', LISTED),  # twice
+        ('{"kind": "Status", "message": "forbidden"}', LISTED),
+        ('{"items": [{"kind": "Namespace"}], "kind": "List"} {"items": []}', LISTED),
+        ('{"items": [{"kind": "Namespace", "metadata": {"uid": "u"}}]}', DEFAULT_READ),  # no time
+    ],
+)
+def test_a_list_not_read_item_by_item_is_read_whole_with_the_same_outcome(
+    text: str, read: ReadOptions, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "odd.json"
+    path.write_text(text + "\n")
+    monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    outcomes = []
+    for name, land in zip(("whole", "pieces"), SOURCES["kubernetes"], strict=True):
+        try:
+            report = land(tmp_path / name, path, read)
+        except SourceFileError as error:
+            outcomes.append(str(error))
+        else:
+            outcomes.append((report.batch_id, report.records_read, report.rejected))
+    assert outcomes[0] == outcomes[1]
 
 
 @pytest.mark.parametrize(
