@@ -3,13 +3,16 @@ ingest`, its peak resident memory and time, for growing N (issue 11: ingest peak
 whatever the file size).
 
     python -m benchmarks.ingest_memory [--gpus 4096] [--days 1 4 16] [--sources kubernetes
-        requests slurm-json kubernetes-list] --workdir DIR [--results benchmarks/results.md]
+        requests slurm-json kubernetes-list exposition] --workdir DIR
+        [--results benchmarks/results.md]
 
 The files are the benchmark's (`benchmarks.formats`, the fleet of `benchmarks.fleet` with 8
 runs per GPU a day): the pod watch events and the gateway log of days from 2026-10-01,
 written one day after another into one file per source and N. `kubernetes-list` is the List
 `kubectl get pods -A -o json` prints after those days (every pod of the days in its last
 state, as kubectl indents it), landed with `--extracted-at` (a List carries no time).
+`exposition` is the fleet's dcgm-exporter `/metrics` scrapes, one an hour, saved one after
+another (each sample with its timestamp), landed by `ingest prometheus`.
 `slurm-json` is a `sacct --json` document (the benchmark writes no such file): the Slurm
 22.05 sample's jobs (tests/fixtures/real) copied with new ids, 6 a GPU a day (the fleet's
 Slurm share of its runs), indented as sacct writes it: about 17 KiB a job. Each ingest lands
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from benchmarks.fleet import Fleet, make_fleet
 from benchmarks.formats.kubernetes import write_pod_list, write_watch_day
+from benchmarks.formats.prometheus import write_dcgm_scrapes
 from benchmarks.formats.requests import day_requests, write_requests_day
 from benchmarks.results import insert_row, run_identity
 from benchmarks.steps import run_ingest
@@ -77,6 +81,10 @@ def write_file(source: str, path: Path, fleet: Fleet, days: int) -> int:
         return write_sacct_json(path, SLURM_JOBS_PER_GPU_DAY * len(fleet.nodes) * 8 * days)
     if source == "kubernetes-list":
         return write_pod_list(path, fleet, [FIRST_DAY + dt.timedelta(days=d) for d in range(days)])
+    if source == "exposition":
+        with path.open("w", encoding="utf-8") as out:
+            dates = [FIRST_DAY + dt.timedelta(days=d) for d in range(days)]
+            return sum(write_dcgm_scrapes(out, fleet, day) for day in dates)
     records = 0
     with path.open("wb") as out:
         for offset in range(days):
@@ -110,11 +118,13 @@ def main(argv: list[str] | None = None) -> int:
             folder = args.workdir / f"{source}-{days}"
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
-            suffix = ".json" if source in ("slurm-json", "kubernetes-list") else ".jsonl"
+            suffix = {"slurm-json": ".json", "kubernetes-list": ".json", "exposition": ".prom"}
+            suffix = suffix.get(source, ".jsonl")
             path = folder / f"{source}-{days}d{suffix}"
             write_file(source, path, fleet, days)
             home = folder / "home"
             command = {"slurm-json": "slurm", "kubernetes-list": "kubernetes"}.get(source, source)
+            command = "prometheus" if source == "exposition" else command
             argv_ = [gpuledger, "--home", str(home), "ingest", command, "--file", str(path)]
             if source == "kubernetes-list":  # listed once the days were over
                 listed = FIRST_DAY + dt.timedelta(days=days)

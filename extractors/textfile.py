@@ -25,6 +25,7 @@ from extractors import progress
 from extractors.filebatch import (
     BOM,
     DEFAULT_READ,
+    FieldAt,
     ReadOptions,
     SourceFileError,
     invalid_byte,
@@ -239,17 +240,19 @@ def land_pieces(
     row_types: Mapping[str, type],
     options: str = "",
     read: ReadOptions = DEFAULT_READ,
+    field_at: FieldAt = json_field_at,
 ) -> LandingReport:
     """Land `path` parsed piece by piece: memory holds a piece and its rows, never the file.
     The same batch (id, rows, quarantine, manifest) and the same refusals as reading it whole
     (extractors.filebatch.land_file) for a parser whose records are whole lines or JSON
-    objects: an invalid byte names its line and the JSON field of that line that holds it."""
+    objects: an invalid byte names its line and the field of that line that holds it
+    (`field_at`, given the line: by default the JSON path of the string)."""
     batch_options = options + read.fingerprint()
     found = survey(path, read, source=source, options=batch_options)
     field = None
     if found.bad_place is not None:
         line, column = found.bad_place
-        field = json_field_at(_line_text(path, read, line), 1, column)
+        field = field_at(_line_text(path, read, line), 1, column)
         invalid_byte(str(path), read, found.bad_place, found.bad_byte or 0, field)  # strict: raises
     with surveyed_batch(home, path, found, source, batch_options, row_types, read) as batch:
         if batch.existing is not None:

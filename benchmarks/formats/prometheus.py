@@ -193,3 +193,23 @@ def write_vllm_day(
             response.close()
         paths.append(path)
     return paths, written
+
+
+def write_dcgm_scrapes(out: TextIO, fleet: Fleet, day: dt.datetime, every_s: int = 3600) -> int:
+    """The fleet's dcgm-exporter `/metrics` scrapes of a day, one every `every_s` seconds, as
+    a federation or a collector saves them: per scrape and metric its `# HELP` and `# TYPE`
+    lines, then a sample line a GPU with its timestamp (milliseconds). Returns the samples."""
+    samples = 0
+    for offset in range(0, 86_400, every_s):
+        at = day + dt.timedelta(seconds=offset)
+        stamp = epoch_seconds(at) * 1000
+        for metric, table in zip(DCGM_METRICS, TABLES, strict=True):
+            out.write(f"# HELP {metric} {metric}.\n# TYPE {metric} gauge\n")
+            for node in fleet.nodes:
+                rng = day_seed(fleet.seed, "scrape", at, node.name, metric)
+                for gpu in range(len(node.uuids)):
+                    labels = ",".join(f'{k}="{v}"' for k, v in _gpu_labels(node, gpu).items())
+                    value = table[rng.randrange(LEVELS + 1)]
+                    out.write(f"{metric}{{{labels}}} {value} {stamp}\n")
+                    samples += 1
+    return samples

@@ -41,13 +41,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
+from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError
 from extractors.landing import LandingReport
 from extractors.prometheus.auth import TOKEN_ENV, Credentials, clean_url, resolve_credentials
 from extractors.prometheus.batches import SOURCE, land_response, land_response_file
-from extractors.prometheus.exposition import exposition_field_at, is_exposition, parse_exposition
+from extractors.prometheus.exposition import (
+    ExpositionStream,
+    exposition_field_at,
+    is_exposition,
+    is_openmetrics,
+)
 from extractors.prometheus.records import RAW_TABLES
 from extractors.state import Cursor, Stream
+from extractors.textfile import land_pieces, text_pieces
 
 MAX_POINTS_PER_SERIES = 11_000  # Prometheus's hard limit per series per range query
 # Scrapes still in flight may be missing from the last minutes: they are never marked covered.
@@ -132,16 +138,24 @@ def ingest_file(
     options = "" if scrape_time is None else f"scrape_time={scrape_time.isoformat()}"
     if not _is_exposition_file(path, read):
         return land_response_file(home, path, options=options, read=read)
-    return land_file(
+    return land_pieces(
         home,
         path,
         source=SOURCE,
-        parse=lambda text: parse_exposition(text, scrape_time=scrape_time),
+        parser=ExpositionStream(scrape_time, _is_openmetrics_file(path, read)),
         row_types=RAW_TABLES,
         options=options,
         read=read,
         field_at=exposition_field_at,
     )
+
+
+def _is_openmetrics_file(path: Path, read: ReadOptions) -> bool:
+    """Whether the scrape has a `# EOF` line (read piece by piece: it is the file's last)."""
+    try:
+        return any(is_openmetrics(text) for text, _ in text_pieces(path, read, quiet=True))
+    except UnicodeDecodeError:  # land_pieces refuses the invalid byte, naming it
+        return False
 
 
 def _is_exposition_file(path: Path, read: ReadOptions) -> bool:

@@ -44,37 +44,76 @@ def is_exposition(text: str) -> bool:
 
 def parse_exposition(text: str, *, scrape_time: dt.datetime | None) -> ParseResult:
     """Rows of one scrape (see the module doc); ValueError when a sample has no time."""
-    result = ParseResult()
-    openmetrics = any(line.strip() == "# EOF" for line in text.split("\n"))
-    lines = text.split("\n")
-    elided = []
-    named: set[str] = set()
-    last = max((i for i, line in enumerate(lines, start=1) if line.strip()), default=0)
-    for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r")
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if _ELISION.match(line):
-            elided.append(number)
-            continue
+    stream = ExpositionStream(scrape_time, is_openmetrics(text))
+    result = stream.parse(text, 1, final=True)
+    ended = stream.end()
+    result.warnings += ended.warnings
+    result.extracted_at, result.extracted_at_basis = ended.extracted_at, ended.extracted_at_basis
+    return result
+
+
+def is_openmetrics(text: str) -> bool:
+    """Whether the text has a `# EOF` line (OpenMetrics: timestamps in seconds)."""
+    return "# EOF" in text and any(line.strip() == "# EOF" for line in text.split("\n"))
+
+
+class ExpositionStream:
+    """A scrape parsed piece by piece (extractors.textfile.land_pieces; each piece whole
+    lines): the same records, rows, rejects and warnings as reading it whole, with memory for
+    a piece and the series named so far. `openmetrics`: whether the file has a `# EOF` line
+    anywhere (is_openmetrics over its pieces: it ends the file, and it says what the
+    timestamps before it count). The last sample line of a piece is held back until a later
+    non-blank line shows it is not the file's last, the line a file that does not end with a
+    newline stops in the middle of."""
+
+    def __init__(self, scrape_time: dt.datetime | None, openmetrics: bool) -> None:
+        self.scrape_time, self.openmetrics = scrape_time, openmetrics
+        self.named: set[str] = set()
+        self.elided: list[int] = []
+        self.pending: tuple[int, str] | None = None  # (number, line) maybe the last
+
+    def parse(self, text: str, line: int, final: bool) -> ParseResult:
+        result = ParseResult()
+        for number, raw in enumerate(text.split("\n"), start=line):
+            current = raw.rstrip("\r")
+            if not current.strip():
+                continue
+            if self.pending is not None:
+                self._record(result, *self.pending, cut=False)
+                self.pending = None
+            if current.lstrip().startswith("#"):
+                continue
+            if _ELISION.match(current):
+                self.elided.append(number)
+                continue
+            self.pending = (number, current)
+        if final and self.pending is not None:
+            self._record(result, *self.pending, cut=bool(text) and not text.endswith("\n"))
+            self.pending = None
+        return result
+
+    def end(self) -> ParseResult:
+        """The warning about elided lines; the scrape time as the extraction instant."""
+        ended = ParseResult()
+        if self.elided:
+            shown = ", ".join(map(str, self.elided))
+            ended.warn(f"{len(self.elided)} elided line(s) '...' are not samples (lines {shown})")
+        if self.scrape_time is not None:
+            ended.extracted_at, ended.extracted_at_basis = self.scrape_time, "scrape_time"
+        return ended
+
+    def _record(self, result: ParseResult, number: int, line: str, cut: bool) -> None:
         result.records_read += 1
-        cut = number == last and not text.endswith("\n")
         try:
-            series, point = _sample(line, number, scrape_time, openmetrics)
+            series, point = _sample(line, number, self.scrape_time, self.openmetrics)
         except SeriesError as err:
             reason = err.reason + ("; the file stops in the middle of this line" if cut else "")
             result.reject(number, err.field, reason, line)
-            continue
-        if series.series_key not in named:
-            named.add(series.series_key)
+            return
+        if series.series_key not in self.named:
+            self.named.add(series.series_key)
             result.add(SERIES_TABLE, series)
         result.add(POINTS_TABLE, point)
-    if elided:
-        shown = ", ".join(map(str, elided))
-        result.warn(f"{len(elided)} elided line(s) '...' are not samples (lines {shown})")
-    if scrape_time is not None:
-        result.extracted_at, result.extracted_at_basis = scrape_time, "scrape_time"
-    return result
 
 
 def _sample(

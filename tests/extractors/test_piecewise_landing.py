@@ -25,6 +25,9 @@ from extractors.landing import LandingReport
 from extractors.nvml import client as nvml_client
 from extractors.nvml.parse import parse_nvml_jsonl
 from extractors.nvml.records import RAW_TABLES as NVML_TABLES
+from extractors.prometheus import client as prometheus_client
+from extractors.prometheus.exposition import exposition_field_at, parse_exposition
+from extractors.prometheus.records import RAW_TABLES as PROMETHEUS_TABLES
 from extractors.rawstore import BATCHES_TABLE, QUARANTINE_TABLE
 from extractors.requests import client as requests_client
 from extractors.requests.parse import parse_requests_jsonl
@@ -232,6 +235,109 @@ def test_watch_events_without_a_time_of_their_own_are_dated_by_the_latest_event(
     assert manifest["extracted_at_basis"] == "watch_events"
     assert isinstance(manifest["extracted_at"], dt.datetime)
     assert manifest == _landed(tmp_path / "whole")[BATCHES_TABLE][0]
+
+
+SCRAPED = dt.datetime(2026, 11, 5, 12, 0)
+PROM = REAL.parent / "real"
+
+
+def _scrape_whole(home: Path, path: Path, read: ReadOptions) -> LandingReport:
+    return land_file(
+        home,
+        path,
+        source="prometheus",
+        parse=lambda text: parse_exposition(text, scrape_time=SCRAPED),
+        row_types=PROMETHEUS_TABLES,
+        options=f"scrape_time={SCRAPED.isoformat()}",
+        read=read,
+        field_at=exposition_field_at,
+    )
+
+
+def _scrape_pieces(home: Path, path: Path, read: ReadOptions) -> LandingReport:
+    return prometheus_client.ingest_file(home, path, read, SCRAPED)
+
+
+SOURCES["exposition"] = (_scrape_whole, _scrape_pieces)
+
+
+def _odd_scrape(tmp_path: Path, name: str) -> Path:
+    """A dcgm-exporter scrape whose last sample line has a bad value, cut (no newline after
+    it) or not, or followed by spaces only; OpenMetrics text with its `# EOF` last."""
+    text = (PROM / "dcgm-exporter" / "a800_mig_scrape_excerpt.prom").read_text()
+    lines = [line for line in text.splitlines() if line.strip()]
+    lines[-1] = lines[-1].rsplit(" ", 1)[0] + " 1.5e"  # a value cut short
+    body = "\n".join(lines)
+    texts = {
+        "cut": body,
+        "ends-with-newline": body + "\n",
+        "spaces-after": body + "\n   ",
+        "openmetrics": body.replace(" 1.5e", " 2") + " 1790812800\n# EOF\n",
+    }
+    path = tmp_path / f"scrape-{name}.prom"
+    path.write_text(texts[name])
+    return path
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "dcgm-exporter/a800_mig_scrape_excerpt.prom",
+        "dcgm-exporter/datadog_t4_metrics_excerpt.prom",
+        "triton/kura_triton_metrics_reason_excerpt.prom",
+        "vllm/vllm_docs_design_metrics_example.prom",  # elided lines
+        "external/prometheus/triton-vllm-backend_README_vllm-metrics-via-triton.prom",
+        "cut",
+        "ends-with-newline",
+        "spaces-after",
+        "openmetrics",
+    ],
+)
+def test_a_scrape_landed_in_pieces_is_the_batch_read_whole(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exposition-format scrape is read piece by piece (a sample line at a time): the
+    same batch, rows, rejects (the line a file stops in the middle of named so) and warnings
+    (elided lines) as reading it whole."""
+    path = PROM / name if name.endswith(".prom") else _odd_scrape(tmp_path, name)
+    monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    assert len(list(textfile._pieces(path, "utf-8"))) >= 3  # the pieces fed
+    whole, pieces = _both(tmp_path, "exposition", path)
+    assert pieces.batch_id == whole.batch_id
+    assert (pieces.records_read, pieces.records_landed, pieces.records_quarantined) == (
+        whole.records_read,
+        whole.records_landed,
+        whole.records_quarantined,
+    )
+    assert pieces.rejected == whole.rejected and pieces.warnings == whole.warnings
+    landed = _landed(tmp_path / "pieces")
+    assert landed == _landed(tmp_path / "whole") and landed["prometheus_points"]
+    if name in ("cut", "ends-with-newline", "spaces-after"):
+        bad = max(pieces.rejected, key=lambda rejected: rejected.line)  # the last line
+        stops = bad.reason.endswith("the file stops in the middle of this line")
+        assert stops == (name != "ends-with-newline")
+
+
+def test_a_scrape_without_times_is_refused_as_a_whole_read_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "no-time.prom"
+    path.write_text('# TYPE up gauge\nup{job="a"} 1\n' * 20)
+    monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    refusals = []
+    for land, home in (
+        (
+            _whole(
+                "prometheus", lambda t: parse_exposition(t, scrape_time=None), PROMETHEUS_TABLES
+            ),
+            "whole",
+        ),
+        (prometheus_client.ingest_file, "pieces"),
+    ):
+        with pytest.raises(SourceFileError) as error:
+            land(tmp_path / home, path, DEFAULT_READ)
+        refusals.append(str(error.value))
+    assert refusals[0] == refusals[1] and "give --scrape-time" in refusals[0]
 
 
 LISTED = ReadOptions(extracted_at=dt.datetime(2026, 11, 5))
