@@ -121,6 +121,37 @@ def _both(tmp_path: Path, source: str, path: Path, read: ReadOptions = DEFAULT_R
     return whole_report, pieces_report
 
 
+def _same_batch(
+    tmp_path: Path, whole: LandingReport, pieces: LandingReport
+) -> dict[str, list[dict[str, object]]]:
+    """The batch landed in pieces is the one landed whole: id, counts, rejects and every row
+    (returned)."""
+    assert pieces.batch_id == whole.batch_id
+    assert (pieces.records_read, pieces.records_landed, pieces.records_quarantined) == (
+        whole.records_read,
+        whole.records_landed,
+        whole.records_quarantined,
+    )
+    assert pieces.rejected == whole.rejected
+    landed = _landed(tmp_path / "pieces")
+    assert landed == _landed(tmp_path / "whole")
+    return landed
+
+
+def _outcomes(tmp_path: Path, source: str, path: Path, read: ReadOptions) -> list[object]:
+    """What reading `path` whole and in pieces gives: the refusal's message, else the batch
+    id, records read and rejects."""
+    outcomes: list[object] = []
+    for name, land in zip(("whole", "pieces"), SOURCES[source], strict=True):
+        try:
+            report = land(tmp_path / name, path, read)
+        except SourceFileError as error:
+            outcomes.append(str(error))
+        else:
+            outcomes.append((report.batch_id, report.records_read, report.rejected))
+    return outcomes
+
+
 def _bad_requests(tmp_path: Path) -> Path:
     """The fixture's gateway log with a blank line, a line that is not JSON, a bad field and
     a request id again far below its first line (so in another piece)."""
@@ -175,14 +206,7 @@ def test_a_file_landed_in_pieces_is_the_batch_read_whole(
     monkeypatch.setattr(slurm_client, "JSON_CHUNK_JOBS", 3)
     assert len(list(textfile._pieces(path, "utf-8"))) >= 3  # the pieces fed
     whole, pieces = _both(tmp_path, source, path)
-    assert pieces.batch_id == whole.batch_id
-    assert (pieces.records_read, pieces.records_landed, pieces.records_quarantined) == (
-        whole.records_read,
-        whole.records_landed,
-        whole.records_quarantined,
-    )
-    assert pieces.rejected == whole.rejected
-    assert _landed(tmp_path / "pieces") == _landed(tmp_path / "whole")
+    _same_batch(tmp_path, whole, pieces)
     manifest = _landed(tmp_path / "pieces")[BATCHES_TABLE]
     assert manifest[0]["records_read"] == whole.records_read > 0
     if path.name.startswith(("bad", "gateway-bad", "sacct-rejected")):
@@ -303,15 +327,8 @@ def test_a_scrape_landed_in_pieces_is_the_batch_read_whole(
     monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
     assert len(list(textfile._pieces(path, "utf-8"))) >= 3  # the pieces fed
     whole, pieces = _both(tmp_path, "exposition", path)
-    assert pieces.batch_id == whole.batch_id
-    assert (pieces.records_read, pieces.records_landed, pieces.records_quarantined) == (
-        whole.records_read,
-        whole.records_landed,
-        whole.records_quarantined,
-    )
-    assert pieces.rejected == whole.rejected and pieces.warnings == whole.warnings
-    landed = _landed(tmp_path / "pieces")
-    assert landed == _landed(tmp_path / "whole") and landed["prometheus_points"]
+    landed = _same_batch(tmp_path, whole, pieces)
+    assert pieces.warnings == whole.warnings and landed["prometheus_points"]
     if name in ("cut", "ends-with-newline", "spaces-after"):
         bad = max(pieces.rejected, key=lambda rejected: rejected.line)  # the last line
         stops = bad.reason.endswith("the file stops in the middle of this line")
@@ -387,15 +404,7 @@ def test_a_list_landed_item_by_item_is_the_batch_read_whole(
 
     monkeypatch.setattr(kubernetes_files, "land_file", not_whole)
     whole, pieces = _both(tmp_path, "kubernetes", path, LISTED)
-    assert pieces.batch_id == whole.batch_id
-    assert (pieces.records_read, pieces.records_landed, pieces.records_quarantined) == (
-        whole.records_read,
-        whole.records_landed,
-        whole.records_quarantined,
-    )
-    assert pieces.rejected == whole.rejected
-    landed = _landed(tmp_path / "pieces")
-    assert landed == _landed(tmp_path / "whole")
+    landed = _same_batch(tmp_path, whole, pieces)
     if name == "bad-items.json":
         assert landed[QUARANTINE_TABLE] and pieces.records_quarantined > 0
     if name.startswith("kind-"):
@@ -422,15 +431,8 @@ def test_a_list_not_read_item_by_item_is_read_whole_with_the_same_outcome(
     path = tmp_path / "odd.json"
     path.write_text(text + "\n")
     monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
-    outcomes = []
-    for name, land in zip(("whole", "pieces"), SOURCES["kubernetes"], strict=True):
-        try:
-            report = land(tmp_path / name, path, read)
-        except SourceFileError as error:
-            outcomes.append(str(error))
-        else:
-            outcomes.append((report.batch_id, report.records_read, report.rejected))
-    assert outcomes[0] == outcomes[1]
+    whole, pieces = _outcomes(tmp_path, "kubernetes", path, read)
+    assert pieces == whole
 
 
 @pytest.mark.parametrize(
@@ -451,12 +453,5 @@ def test_a_sacct_document_not_read_in_pieces_is_read_whole_with_the_same_outcome
     with pytest.raises(sacct_json.NotStreamed):
         reader.feed(text + "\n", True)
     monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
-    outcomes = []
-    for name, land in zip(("whole", "pieces"), SOURCES["slurm"], strict=True):
-        try:
-            report = land(tmp_path / name, path, DEFAULT_READ)
-        except SourceFileError as error:
-            outcomes.append(str(error))
-        else:
-            outcomes.append((report.batch_id, report.records_read, report.rejected))
-    assert outcomes[0] == outcomes[1]
+    whole, pieces = _outcomes(tmp_path, "slurm", path, DEFAULT_READ)
+    assert pieces == whole
