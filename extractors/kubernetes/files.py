@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
@@ -52,7 +52,8 @@ def ingest_file(
     Both are read piece by piece, so memory does not grow with the file: watch events by
     WatchStream, a List's items one at a time by ListStream once `list_members` has read
     its other members. A List that is not read so (invalid JSON, no `items` list, no
-    --extracted-at) is read whole, which refuses it naming what is wrong."""
+    --extracted-at, an invalid byte) is read whole, which refuses it naming what is wrong
+    (or names where the byte it replaced was)."""
     if starts_with_event(beginning(path, read)):
         return land_pieces(
             home,
@@ -89,11 +90,12 @@ def list_members(path: Path, read: ReadOptions) -> dict[str, object] | None:
     """The top-level members of the List in `path` other than `items` (kind, metadata: kubectl
     writes them after the items), read piece by piece with its items decoded and dropped;
     None when it is not read item by item: not one JSON object with an `items` list and at
-    least one item, invalid JSON, an invalid byte where they are refused, or an object
-    that is a watch event (`type` and `object`)."""
+    least one item, invalid JSON, an object that is a watch event (`type` and `object`), or
+    an invalid byte (refused, or landed as U+FFFD, the whole read names the JSON path of the
+    value that holds it, items[i]..., where a piece knows only its line and column)."""
     reader, items = ArrayMemberReader("items"), 0
     try:
-        for text, last in text_pieces(path, read, quiet=True):
+        for text, last in text_pieces(path, replace(read, errors="strict"), quiet=True):
             items += len(reader.feed(text, last))
     except (NotStreamed, UnicodeDecodeError):
         return None

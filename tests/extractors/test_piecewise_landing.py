@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -301,6 +302,41 @@ def _odd_scrape(tmp_path: Path, name: str) -> Path:
     path = tmp_path / f"scrape-{name}.prom"
     path.write_text(texts[name])
     return path
+
+
+@pytest.mark.parametrize("errors", ["strict", "replace"])
+@pytest.mark.parametrize(
+    ("source", "path", "before"),
+    [
+        ("kubernetes", K8S / "kubectl-get-pods-namespaces-resourcequotas-nodes.json", b'"name": "'),
+        ("exposition", PROM / "dcgm-exporter" / "a800_mig_scrape_excerpt.prom", b'Hostname="'),
+    ],
+)
+def test_an_invalid_byte_in_a_list_or_a_scrape_is_named_as_in_a_whole_read(
+    source: str,
+    path: Path,
+    before: bytes,
+    errors: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Refused, or landed as U+FFFD with a warning, naming the field that holds the byte as
+    a whole read names it (a List's value by its JSON path: such a List is read whole)."""
+    content = path.read_bytes()
+    at = content.index(before) + len(before)
+    odd = tmp_path / f"latin{path.suffix}"
+    odd.write_bytes(content[:at] + b"\xff" + content[at:])
+    monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
+    read = replace(LISTED, errors=errors)
+    whole, pieces = _outcomes(tmp_path, source, odd, read)
+    assert pieces == whole
+    if errors == "replace":
+        wholly, piecewise = _both(tmp_path / "again", source, odd, read)
+        assert piecewise.warnings == wholly.warnings and len(piecewise.warnings) == 1
+        named = "items[0].metadata.name" if source == "kubernetes" else "label Hostname"
+        assert f"field {named}:" in piecewise.warnings[0]
+    else:
+        assert "invalid UTF-8 byte 0xff" in str(whole)
 
 
 @pytest.mark.parametrize(
