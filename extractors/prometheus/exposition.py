@@ -69,6 +69,7 @@ class ExpositionStream:
     def __init__(self, scrape_time: dt.datetime | None, openmetrics: bool) -> None:
         self.scrape_time, self.openmetrics = scrape_time, openmetrics
         self.named: set[str] = set()
+        self.keys: dict[tuple[str, str | None], str] = {}  # _sample's series read so far
         self.elided: list[int] = []
         self.pending: tuple[int, str] | None = None  # (number, line) maybe the last
 
@@ -105,25 +106,33 @@ class ExpositionStream:
     def _record(self, result: ParseResult, number: int, line: str, cut: bool) -> None:
         result.records_read += 1
         try:
-            series, point = _sample(line, number, self.scrape_time, self.openmetrics)
+            series, point = _sample(line, number, self.scrape_time, self.openmetrics, self.keys)
         except SeriesError as err:
             reason = err.reason + ("; the file stops in the middle of this line" if cut else "")
             result.reject(number, err.field, reason, line)
             return
-        if series.series_key not in self.named:
+        if series is not None and series.series_key not in self.named:
             self.named.add(series.series_key)
             result.add(SERIES_TABLE, series)
         result.add(POINTS_TABLE, point)
 
 
 def _sample(
-    line: str, number: int, scrape_time: dt.datetime | None, openmetrics: bool
-) -> tuple[PrometheusSeries, PrometheusPoint]:
+    line: str,
+    number: int,
+    scrape_time: dt.datetime | None,
+    openmetrics: bool,
+    keys: dict[tuple[str, str | None], str],
+) -> tuple[PrometheusSeries | None, PrometheusPoint]:
+    """The line's point, and its series unless `keys` (name and label text -> series key, the
+    series read so far) already has it: a scrape saved over and over repeats each series,
+    whose labels are parsed and hashed once."""
     match = _SAMPLE.match(line.strip())
     if match is None:
         raise SeriesError("line", "not a sample line (name{labels} value [timestamp])")
     name, body, value_text, stamp = match.groups()
-    labels = {"__name__": name, **_labels(body or "")}
+    known = keys.get((name, body))
+    labels = {"__name__": name, **_labels(body or "")} if known is None else None
     value = _value(value_text)
     if stamp is not None:
         sampled_at = _timestamp(stamp, openmetrics)
@@ -134,7 +143,10 @@ def _sample(
             f"line {number}: the sample has no timestamp and a scrape carries no time: "
             "give --scrape-time ISO (when the scrape was taken)"
         )
-    series = series_of("", labels, number)
+    if known is not None:
+        return None, PrometheusPoint(known, sampled_at, value, number)
+    series = series_of("", labels or {}, number)
+    keys[(name, body)] = series.series_key
     return series, PrometheusPoint(series.series_key, sampled_at, value, number)
 
 
