@@ -92,11 +92,16 @@ bench: $(STAMP)
 bench-fixed: $(STAMP)
 	$(BIN)/python -m benchmarks.fixed_cost
 
-# ingest peak memory against file size: one file of 1, 4 and 16 fleet days of the pod watch
-# and the gateway log, of 1 and 2 of sacct --json (410 MiB a day)
+# ingest peak memory against file size: one file of 1, 4 and 16 fleet days of the pod watch,
+# the gateway log and a pod List, of 1 and 2 of sacct --json (410 MiB a day), of 1 and 4 of
+# hourly dcgm-exporter scrapes (75 MiB a day)
 bench-ingest-memory: $(STAMP)
 	$(BIN)/python -m benchmarks.ingest_memory --workdir /tmp/gpuledger-bench/ingest-memory
 	$(BIN)/python -m benchmarks.ingest_memory --sources slurm-json --days 1 2 \
+		--workdir /tmp/gpuledger-bench/ingest-memory
+	$(BIN)/python -m benchmarks.ingest_memory --sources kubernetes-list --days 1 4 16 \
+		--workdir /tmp/gpuledger-bench/ingest-memory
+	$(BIN)/python -m benchmarks.ingest_memory --sources exposition --days 1 4 \
 		--workdir /tmp/gpuledger-bench/ingest-memory
 
 # The Dagster UI (dagster dev) on http://127.0.0.1:3000 over UI_HOME (default: $GPULEDGER_HOME,

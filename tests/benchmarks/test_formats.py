@@ -14,7 +14,8 @@ import pyarrow.parquet as pq
 from benchmarks.evidence import write_days
 from benchmarks.fleet import FIRST_DAY, make_fleet
 from benchmarks.formats.inventory import write_inventory
-from benchmarks.formats.kubernetes import CLUSTER, write_watch_start
+from benchmarks.formats.kubernetes import CLUSTER, write_pod_list, write_watch_start
+from benchmarks.formats.prometheus import write_dcgm_scrapes
 from tests.conftest import run_cli
 
 DAY = FIRST_DAY
@@ -83,3 +84,23 @@ def test_the_same_seed_writes_the_same_bytes_and_a_day_is_its_own(tmp_path: Path
     assert alone == {name: digest for name, digest in both.items() if name in alone}
     assert len(alone) == len(both) / 2
     assert set(_digests(tmp_path / "other").values()).isdisjoint(alone.values())
+
+
+def test_the_ingest_memory_files_land_whole(tmp_path: Path) -> None:
+    """The files `benchmarks.ingest_memory` grows (a pod List as kubectl prints it, the
+    fleet's hourly dcgm-exporter scrapes) are what the extractors read: every record lands."""
+    fleet = make_fleet(16, 8, seed=3)
+    home, folder = tmp_path / "home", tmp_path / "files"
+    folder.mkdir()
+    pods = write_pod_list(folder / "pods.json", fleet, [DAY])
+    with (folder / "scrapes.prom").open("w", encoding="utf-8") as out:
+        samples = write_dcgm_scrapes(out, fleet, DAY)
+    listed = ["--extracted-at", READ_AT.isoformat(), "--cluster", CLUSTER]
+    for source, path, options in (
+        ("kubernetes", folder / "pods.json", listed),
+        ("prometheus", folder / "scrapes.prom", []),
+    ):
+        result = run_cli(home, None, "ingest", source, "--file", str(path), *options)
+        assert result.exit_code == 0, result.stderr
+    assert _landed(home) == {"kubernetes": (pods, pods, 0), "prometheus": (samples, samples, 0)}
+    assert samples == 16 * 3 * 24 and pods > 16
