@@ -57,6 +57,12 @@ SACCT_JSON_SAMPLE = (
     Path(__file__).resolve().parents[1] / "tests/fixtures/real/slurm/slurm22.05_sacct.json"
 )
 SLURM_JOBS_PER_GPU_DAY = 6
+# the sources that are not an ingest command's name and a JSON Lines file: (command, suffix)
+FILE_SOURCES = {
+    "slurm-json": ("slurm", ".json"),
+    "kubernetes-list": ("kubernetes", ".json"),
+    "exposition": ("prometheus", ".prom"),
+}
 
 
 def write_sacct_json(path: Path, jobs: int) -> int:
@@ -79,16 +85,15 @@ def write_file(source: str, path: Path, fleet: Fleet, days: int) -> int:
     """`days` days of `source` written one after another into `path`; the records."""
     if source == "slurm-json":
         return write_sacct_json(path, SLURM_JOBS_PER_GPU_DAY * len(fleet.nodes) * 8 * days)
+    dates = [FIRST_DAY + dt.timedelta(days=offset) for offset in range(days)]
     if source == "kubernetes-list":
-        return write_pod_list(path, fleet, [FIRST_DAY + dt.timedelta(days=d) for d in range(days)])
+        return write_pod_list(path, fleet, dates)
     if source == "exposition":
         with path.open("w", encoding="utf-8") as out:
-            dates = [FIRST_DAY + dt.timedelta(days=d) for d in range(days)]
             return sum(write_dcgm_scrapes(out, fleet, day) for day in dates)
     records = 0
     with path.open("wb") as out:
-        for offset in range(days):
-            day = FIRST_DAY + dt.timedelta(days=offset)
+        for offset, day in enumerate(dates):
             part = path.with_suffix(f".day{offset}")
             if source == "kubernetes":
                 records += write_watch_day(part, fleet, day)
@@ -118,13 +123,10 @@ def main(argv: list[str] | None = None) -> int:
             folder = args.workdir / f"{source}-{days}"
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
-            suffix = {"slurm-json": ".json", "kubernetes-list": ".json", "exposition": ".prom"}
-            suffix = suffix.get(source, ".jsonl")
+            command, suffix = FILE_SOURCES.get(source, (source, ".jsonl"))
             path = folder / f"{source}-{days}d{suffix}"
             write_file(source, path, fleet, days)
             home = folder / "home"
-            command = {"slurm-json": "slurm", "kubernetes-list": "kubernetes"}.get(source, source)
-            command = "prometheus" if source == "exposition" else command
             argv_ = [gpuledger, "--home", str(home), "ingest", command, "--file", str(path)]
             if source == "kubernetes-list":  # listed once the days were over
                 listed = FIRST_DAY + dt.timedelta(days=days)

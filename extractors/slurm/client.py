@@ -22,6 +22,7 @@ from extractors.filebatch import (
     invalid_byte,
     land_file,
 )
+from extractors.jsonmembers import ArrayMemberReader, NotStreamed
 from extractors.landing import BatchWriter, LandingReport, land
 from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
 from extractors.records import ParseResult, to_table
@@ -33,7 +34,7 @@ from extractors.slurm.parse import (
 )
 from extractors.slurm.record import EXTRACTED_AT_BASIS, with_run_end
 from extractors.slurm.records import JOBS_TABLE, RAW_TABLES, STEPS_TABLE
-from extractors.slurm.sacct_json import JobsReader, NotStreamed, land_job
+from extractors.slurm.sacct_json import land_job
 from extractors.slurm.steps import StepsAfterJobs, quarantine_orphan_steps, step_job_keys
 from extractors.slurm.stream import SacctStream
 from extractors.slurm.windows import (
@@ -165,7 +166,7 @@ def land_json(
     surveyed: Callable[..., Survey] = survey,
 ) -> LandingReport:
     """Land a `sacct --json` file read piece by piece: its `jobs` entries decoded one at a
-    time (sacct_json.JobsReader) and written JSON_CHUNK_JOBS at a time, so memory holds a
+    time (extractors.jsonmembers) and written JSON_CHUNK_JOBS at a time, so memory holds a
     piece and a chunk's rows, not the document (Slurm 22.05 writes about 17 KiB a job). The
     batch is the one `parse_sacct_json` gives reading it whole. Raises NotStreamed, having
     landed nothing, for a file that is not read so (not one object with a `jobs` list of
@@ -174,7 +175,7 @@ def land_json(
     found = surveyed(path, read, source="slurm", options=batch_options)
     if found.bad_place is not None:
         raise NotStreamed("an invalid byte")
-    reader, index, latest = JobsReader(), 0, None
+    reader, index, latest = ArrayMemberReader("jobs"), 0, None
     with surveyed_batch(home, path, found, "slurm", batch_options, RAW_TABLES, read) as batch:
         if batch.existing is not None:
             return batch.already_landed()

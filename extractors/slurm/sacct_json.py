@@ -9,7 +9,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from extractors.jsonmembers import ArrayMemberReader, NotStreamed
 from extractors.records import ParseResult
 from extractors.slurm.records import JOBS_TABLE, STEPS_TABLE, SlurmJob
 from extractors.slurm.values import (
@@ -261,15 +260,3 @@ def _count_of(counts: Mapping[str, str], key: str, fallback: object) -> int | No
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-class JobsReader(ArrayMemberReader):
-    """The entries of a `sacct --json` document's top-level `jobs` array, decoded one at a
-    time (extractors.jsonmembers); the other members (meta, errors, warnings) are ignored,
-    as `parse_sacct_json` ignores them."""
-
-    def __init__(self) -> None:
-        super().__init__("jobs")
-
-
-__all__ = ["JobsReader", "NotStreamed", "land_job"]

@@ -19,6 +19,7 @@ import pytest
 
 from extractors import textfile
 from extractors.filebatch import DEFAULT_READ, ReadOptions, SourceFileError, land_file
+from extractors.jsonmembers import ArrayMemberReader, NotStreamed
 from extractors.kubernetes import files as kubernetes_files
 from extractors.kubernetes.parse import ParseOptions, parse_document
 from extractors.kubernetes.records import RAW_TABLES as KUBERNETES_TABLES
@@ -34,7 +35,6 @@ from extractors.requests import client as requests_client
 from extractors.requests.parse import parse_requests_jsonl
 from extractors.requests.records import RAW_TABLES as REQUESTS_TABLES
 from extractors.slurm import client as slurm_client
-from extractors.slurm import sacct_json
 from extractors.slurm.client import with_orphan_steps
 from extractors.slurm.parse import parse_sacct_json
 from extractors.slurm.records import RAW_TABLES as SLURM_TABLES
@@ -485,8 +485,8 @@ def test_a_sacct_document_not_read_in_pieces_is_read_whole_with_the_same_outcome
 ) -> None:
     path = tmp_path / "odd.json"
     path.write_text(text + "\n")
-    reader = sacct_json.JobsReader()
-    with pytest.raises(sacct_json.NotStreamed):
+    reader = ArrayMemberReader("jobs")
+    with pytest.raises(NotStreamed):
         reader.feed(text + "\n", True)
     monkeypatch.setattr(textfile, "PIECE_BYTES", 64)
     whole, pieces = _outcomes(tmp_path, "slurm", path, DEFAULT_READ)
