@@ -420,6 +420,7 @@ def _pod_list(tmp_path: Path, name: str) -> Path:
     "name",
     [
         "kubectl-get-pods-namespaces-resourcequotas-nodes.json",
+        "real/ceems_pods-metadata.json",  # a third party's pod List (real/SOURCES.md)
         "bad-items.json",  # items rejected
         "kind-before",
         "kind-after",
