@@ -6,7 +6,11 @@
     difference of a running integral at its two ends (each an event of its tenant and class).
     Not hourly-averaged, and O(n log n): no interval-by-segment range join. The running
     integral runs over the whole timeline, so a segment's value does not depend on which
-    periods a build computes (gpuledger.core.period_scope). -#}
+    periods a build computes (gpuledger.core.period_scope). Each interval's term is rounded
+    to 1e-12 hours and summed as a decimal: the sum is exact whatever order an engine adds in,
+    so a segment with nothing borrowed gets exactly 0 (a double running sum left 7e-15 there
+    on DuckDB and nothing on Spark: a borrowed charge piece of no GPU-hours on one engine
+    only), and DuckDB and Spark give the same value. -#}
 {{ config(**gpuledger.by_period_config()) }}
 with
 
@@ -24,14 +28,14 @@ borrowed_rate as (
         tenant_id,
         gpu_class,
         interval_start_at,
-        case
+        cast(case
             when interval_end_at is not null and borrowed_gpu_equivalents > 0
                 then
                     cast(borrowed_gpu_equivalents as double)
                     / cast(allocated_gpu_equivalents as double)
                     * {{ gpuledger.hours_between('interval_start_at', 'interval_end_at') }}
             else 0
-        end as borrowed_fraction_hours
+        end as decimal(38, 12)) as borrowed_fraction_hours
     from tenant_timeline
 ),
 
@@ -43,7 +47,7 @@ running_integral as (
         coalesce(sum(borrowed_fraction_hours) over (
             partition by tenant_id, gpu_class order by interval_start_at
             rows between unbounded preceding and 1 preceding
-        ), 0) as borrowed_fraction_hours_before
+        ), cast(0 as decimal(38, 12))) as borrowed_fraction_hours_before
     from borrowed_rate
 ),
 
@@ -51,12 +55,16 @@ final as (
     select
         segments.*,
         segments.gpu_equivalents
-        * (at_end.borrowed_fraction_hours_before - at_start.borrowed_fraction_hours_before)
-            as borrowed_gpu_hours,
+        * cast(
+            at_end.borrowed_fraction_hours_before - at_start.borrowed_fraction_hours_before
+            as double
+        ) as borrowed_gpu_hours,
         segments.gpu_hours
         - segments.gpu_equivalents
-        * (at_end.borrowed_fraction_hours_before - at_start.borrowed_fraction_hours_before)
-            as guaranteed_gpu_hours
+        * cast(
+            at_end.borrowed_fraction_hours_before - at_start.borrowed_fraction_hours_before
+            as double
+        ) as guaranteed_gpu_hours
     from segments
     inner join running_integral as at_start
         on
