@@ -2,14 +2,16 @@
     evidence is settled and that no batch landed since the last build touches, named by the
     build runner in GPULEDGER_FROZEN_PERIODS (`YYYY-MM,YYYY-MM`). The models built by period
     (the by_period materialization) keep those periods' rows and compute the others. Empty in
-    a unit test, on Spark, or when the variable names none (dbt run by hand, a full refresh):
+    a unit test, or when the variable names none (dbt run by hand, a full refresh):
     every period is computed, and so is every period of a model whose table is made whole (it
-    has none yet, or a full refresh). Read when the model runs, never while dbt parses. -#}
+    has none yet, or a full refresh). Read when the model runs, never while dbt parses. On
+    Spark nothing sets the variable but the user: the close and its record of frozen periods
+    are DuckDB's (`gpuledger.core.period_scope`). -#}
 {% macro frozen_periods() -%}
     {%- set value = env_var('GPULEDGER_FROZEN_PERIODS', '') if execute and this is not none else '' -%}
     {%- set periods = [] -%}
     {#- a model made whole (no table yet, a full refresh) computes every period -#}
-    {%- if value and target.type == 'duckdb' and load_cached_relation(this) is not none
+    {%- if value and load_cached_relation(this) is not none
         and not should_full_refresh() -%}
         {%- for period in value.split(',') if period -%}
             {%- if not modules.re.fullmatch('[0-9]{4}-[0-9]{2}', period) -%}
@@ -38,11 +40,17 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- The config of a model built by period: on DuckDB the by_period materialization
-    (macros/materializations/by_period.sql); on Spark a table, every period computed. -#}
+{#- The config of a model built by period: the by_period materialization
+    (macros/materializations/by_period.sql), on Spark a Parquet table partitioned by the
+    period. -#}
 {% macro by_period_config(period_column='period') -%}
     {%- if target.type == 'spark' -%}
-        {{ return({'materialized': 'table'}) }}
+        {{ return({
+            'materialized': 'by_period',
+            'period_column': period_column,
+            'partition_by': [period_column],
+            'file_format': 'parquet',
+        }) }}
     {%- else -%}
         {{ return({'materialized': 'by_period', 'period_column': period_column}) }}
     {%- endif -%}

@@ -33,3 +33,55 @@
 
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
+
+{#- The same on Spark: a Parquet table partitioned by the period column
+    (gpuledger.by_period_config). A run drops the partitions of every period it computes that
+    the table holds (a period whose rows are all gone keeps none, as the DuckDB delete leaves
+    none) and inserts the model's rows of those periods; the frozen periods' partitions, their
+    files included, are left as they are. Spark has no transaction over the two statements: a
+    run that fails between them leaves its periods empty, and the next run computes them again
+    (nothing records a failed run's periods as frozen). Made whole from the query as on
+    DuckDB. The rows are inserted by column name in the table's order (the partition column
+    last); a query without one of the table's columns fails the run. -#}
+{% materialization by_period, adapter='spark' %}
+    {%- set period_column = config.require('period_column') -%}
+    {%- set existing_relation = load_relation(this) -%}
+    {%- set target_relation = this.incorporate(type='table') -%}
+    {%- set frozen = gpuledger.frozen_periods() -%}
+    {%- set rebuild_whole = existing_relation is none or should_full_refresh() or not frozen -%}
+
+    {{ run_hooks(pre_hooks) }}
+
+    {%- if rebuild_whole -%}
+        {%- if existing_relation is not none -%}
+            {% do adapter.drop_relation(existing_relation) %}
+        {%- endif %}
+        {% call statement('main') -%}
+            {{ create_table_as(False, target_relation, compiled_code) }}
+        {%- endcall %}
+    {%- else -%}
+        {%- set held = run_query(
+            'select distinct ' ~ period_column ~ ' from ' ~ target_relation
+        ).columns[0].values() -%}
+        {%- for period in held if period is not none and period not in frozen -%}
+            {% call statement('drop_period_' ~ loop.index) -%}
+                alter table {{ target_relation }}
+                drop if exists partition ({{ period_column }} = '{{ period }}')
+            {%- endcall %}
+        {%- endfor %}
+        {%- set columns = adapter.get_columns_in_relation(target_relation)
+            | map(attribute='quoted') | join(', ') -%}
+        {% call statement('main') -%}
+            insert into table {{ target_relation }}
+            select {{ columns }} from (
+                {{ compiled_code }}
+            ) as replacing_rows
+            where {{ gpuledger.live_period(period_column) }}
+        {%- endcall %}
+    {%- endif %}
+
+    {% do persist_docs(target_relation, model) %}
+    {{ run_hooks(post_hooks) }}
+
+    {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}

@@ -12,6 +12,7 @@ Java comes from scripts/spark/install.sh (Debian openjdk-17-jre-headless, as roo
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -21,7 +22,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpuledger.core import incremental
+from gpuledger.core import incremental, period_scope
 from gpuledger.core.warehouse import dbt_environment
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,11 +94,13 @@ def java() -> None:
     )
 
 
-def _spark_dbt(home: Path, *args: str, window: str = "") -> str:
+def _spark_dbt(home: Path, *args: str, window: str = "", frozen: tuple[str, ...] = ()) -> str:
     """dbt against the Spark target of `home`; its output. `window`: the days the
-    incremental models rebuild (GPULEDGER_REBUILD_WINDOW), all when empty."""
+    incremental models rebuild (GPULEDGER_REBUILD_WINDOW), all when empty; `frozen`: the
+    periods the models built by period keep (GPULEDGER_FROZEN_PERIODS)."""
     env = {**os.environ, **dbt_environment(home), "SPARK_LOCAL_IP": "127.0.0.1"}
     env[incremental.WINDOW_VARIABLE] = window
+    env.update(period_scope.environment(frozen))
     result = subprocess.run(
         [
             str(DBT),
@@ -156,8 +159,23 @@ def test_spark_marts_equal_duckdb_marts(
     built: tuple[Path, str], mart: str, keys: tuple[str, ...], exact: tuple, close: tuple
 ) -> None:
     home, _ = built
+    _assert_equal_marts(home, mart, keys, exact, close)
+
+
+def _spark_parquet(folder: Path) -> str:
+    """A DuckDB source of a Spark table's files, a partitioned one's partition column (the
+    period) read from the folder names as a string."""
+    assert list(folder.rglob("*.parquet")), f"Spark wrote no {folder.name}"
+    return (
+        f"read_parquet('{folder}/**/*.parquet', union_by_name = true, "
+        "hive_partitioning = true, hive_types_autocast = false)"
+    )
+
+
+def _assert_equal_marts(
+    home: Path, mart: str, keys: tuple[str, ...], exact: tuple, close: tuple
+) -> None:
     spark_files = home / "spark" / "warehouse" / "marts.db" / mart
-    assert list(spark_files.glob("*.parquet")), f"Spark wrote no {mart}"
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     measures = ", ".join(f"sum({m}) as {m}" for m in (*exact, *close))
     grouped = "select {keys}, count(*) as row_count{sep}{measures} from {source} group by all"
@@ -170,9 +188,7 @@ def test_spark_marts_equal_duckdb_marts(
     }
     spark = {
         r[: len(keys)]: r[len(keys) :]
-        for r in con.sql(
-            query.format(source=f"read_parquet('{spark_files}/*.parquet', union_by_name = true)")
-        ).fetchall()
+        for r in con.sql(query.format(source=_spark_parquet(spark_files))).fetchall()
     }
     assert duck, f"DuckDB built no {mart}"
     assert sorted(spark, key=repr) == sorted(duck, key=repr), f"{mart}: other groups on Spark"
@@ -214,3 +230,86 @@ def test_incremental_models_rebuild_days_on_spark_as_on_duckdb(
     spark = con.sql(query.format(source=spark_source)).fetchall()
     print(f"\n{model}: {len(duck)} days, {sum(r[1] for r in duck):,} rows on both engines")
     assert duck and spark == duck
+
+
+def _period_files(folder: Path) -> dict[str, set[tuple[str, int]]]:
+    """A table partitioned by period: its files (name, modification time) per period."""
+    return {
+        part.name.removeprefix("period="): {
+            (f.name, f.stat().st_mtime_ns) for f in part.glob("*.parquet")
+        }
+        for part in folder.glob("period=*")
+    }
+
+
+@pytest.fixture(scope="module")
+def period_run(rebuilt: tuple[Path, str]) -> dict:
+    """The models built by period run again on Spark with the periods the DuckDB build of
+    this home keeps (period_scope.frozen: the demo's closed October): the files of every
+    period before and after, and dbt's output."""
+    home, _ = rebuilt
+    frozen = period_scope.frozen(home, incremental.manifested_batches(home))
+    folders = {
+        name: home / "spark" / "warehouse" / f"{schema}.db" / name
+        for schema, name in period_scope.PERIOD_MODELS
+    }
+    before = {name: _period_files(folder) for name, folder in folders.items()}
+    names = [name for _, name in period_scope.PERIOD_MODELS]
+    output = _spark_dbt(home, "run", "--select", *names, frozen=frozen)
+    after = {name: _period_files(folder) for name, folder in folders.items()}
+    return {"home": home, "frozen": frozen, "before": before, "after": after, "output": output}
+
+
+def test_spark_keeps_the_frozen_periods_files_and_rewrites_the_others(period_run: dict) -> None:
+    """On Spark a model built by period is partitioned by it: a run with frozen periods
+    leaves their partitions' files as they are and writes the other periods' anew."""
+    output = period_run["output"]
+    done = re.search(r"Done\. PASS=(\d+) WARN=(\d+) ERROR=(\d+) SKIP=(\d+)", output)
+    assert done and done.groups()[2:] == ("0", "0"), output[-5000:]
+    results = json.loads((period_run["home"] / "spark" / "target" / "run_results.json").read_text())
+    ran = {r["unique_id"].split(".")[-1]: r["status"] for r in results["results"]}
+    assert {name: ran.get(name) for _, name in period_scope.PERIOD_MODELS} == {
+        name: "success" for _, name in period_scope.PERIOD_MODELS
+    }
+    frozen, before, after = period_run["frozen"], period_run["before"], period_run["after"]
+    assert frozen == ("2026-10",)
+    kept = recomputed = 0
+    for name, periods in before.items():
+        assert set(periods) == _duckdb_periods(period_run["home"], name), name
+        assert set(after[name]) == set(periods), name
+        for period, files in periods.items():
+            if period in frozen:
+                assert after[name][period] == files, f"{name} {period}: frozen, rewritten"
+                kept += 1
+            else:
+                assert files and not files & after[name][period], f"{name} {period}: kept"
+                recomputed += 1
+    print(f"\nfrozen {frozen}: {kept} partition(s) kept, {recomputed} rewritten")
+    assert kept and recomputed
+
+
+def _duckdb_periods(home: Path, model: str) -> set[str]:
+    schema = dict((name, schema) for schema, name in period_scope.PERIOD_MODELS)[model]
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    return {p for (p,) in con.sql(f"select distinct period from {schema}.{model}").fetchall()}
+
+
+@pytest.mark.parametrize(("schema", "model"), period_scope.PERIOD_MODELS, ids=lambda v: v)
+def test_spark_tables_built_by_period_equal_duckdb_after_keeping_a_period(
+    period_run: dict, schema: str, model: str
+) -> None:
+    """After the run that kept October: rows per period as on DuckDB, and the two marts
+    built by period equal DuckDB's as in test_spark_marts_equal_duckdb_marts."""
+    home = period_run["home"]
+    folder = home / "spark" / "warehouse" / f"{schema}.db" / model
+    query = "select period, count(*) from {source} group by 1 order by 1"
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    duck = con.sql(query.format(source=f"{schema}.{model}")).fetchall()
+    if not duck:  # the demo has none (a table of findings)
+        assert not list(folder.rglob("*.parquet")), f"{model}: rows on Spark only"
+        return
+    spark = con.sql(query.format(source=_spark_parquet(folder))).fetchall()
+    assert spark == duck
+    for mart, keys, exact, close in MARTS:
+        if mart == model:
+            _assert_equal_marts(home, mart, keys, exact, close)
