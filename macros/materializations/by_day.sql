@@ -7,9 +7,9 @@
     telemetry piece's run.
     A window's days are replaced whole, so a day whose evidence is gone (a batch quarantined
     after it was built) keeps no stale rows. The first run, and a full refresh, create the
-    table from the query. The rows are inserted by column name: a query whose columns no longer
-    match the table's fails the run (as on_schema_change='fail' does), and a changed model
-    rebuilds everything anyway (gpuledger.core.incremental.FINGERPRINT).
+    table from the query. The rows are inserted by column name: a query column the table lacks
+    fails the run (a table column the query lacks is left null), and a changed model rebuilds
+    everything anyway (gpuledger.core.incremental.FINGERPRINT).
     A window too large for one statement (a fleet month built the first time) comes with its
     pieces (gpuledger.rebuild_pieces): each piece's days are replaced in a transaction of their
     own, one after another in this one run (dbt starts once, not once a piece), the first of a

@@ -3,8 +3,8 @@
     other period and inserts the model's rows of those periods, in one transaction. Without
     frozen periods (the first build, a full refresh, a change of the project's code or policy,
     dbt run by hand) the table is made whole from the query, as a table model is. The rows
-    are inserted by column name: a query whose columns no longer match the table's fails
-    the run, and a changed project rebuilds every period anyway. -#}
+    are inserted by column name: a query column the table lacks fails the run (a table column
+    the query lacks is left null), and a changed project rebuilds every period anyway. -#}
 {% materialization by_period, adapter='duckdb' %}
     {%- set period_column = config.require('period_column') -%}
     {%- set existing_relation = load_cached_relation(this) -%}
@@ -41,8 +41,9 @@
     files included, are left as they are. Spark has no transaction over the two statements: a
     run that fails between them leaves its periods empty, and the next run computes them again
     (nothing records a failed run's periods as frozen). Made whole from the query as on
-    DuckDB. The rows are inserted by column name in the table's order (the partition column
-    last); a query without one of the table's columns fails the run. -#}
+    DuckDB. The rows are inserted by column name (`insert ... by name`), with DuckDB's rules:
+    a query column the table lacks fails the run, a table column the query lacks is left
+    null (both seen on pyspark 4.3.0 and DuckDB). -#}
 {% materialization by_period, adapter='spark' %}
     {%- set period_column = config.require('period_column') -%}
     {%- set existing_relation = load_relation(this) -%}
@@ -69,11 +70,9 @@
                 drop if exists partition ({{ period_column }} = '{{ period }}')
             {%- endcall %}
         {%- endfor %}
-        {%- set columns = adapter.get_columns_in_relation(target_relation)
-            | map(attribute='quoted') | join(', ') -%}
         {% call statement('main') -%}
-            insert into table {{ target_relation }}
-            select {{ columns }} from (
+            insert into table {{ target_relation }} by name
+            select * from (
                 {{ compiled_code }}
             ) as replacing_rows
             where {{ gpuledger.live_period(period_column) }}
