@@ -44,14 +44,9 @@
     (macros/materializations/by_period.sql), on Spark a Parquet table partitioned by the
     period. -#}
 {% macro by_period_config(period_column='period') -%}
+    {%- set settings = {'materialized': 'by_period', 'period_column': period_column} -%}
     {%- if target.type == 'spark' -%}
-        {{ return({
-            'materialized': 'by_period',
-            'period_column': period_column,
-            'partition_by': [period_column],
-            'file_format': 'parquet',
-        }) }}
-    {%- else -%}
-        {{ return({'materialized': 'by_period', 'period_column': period_column}) }}
+        {%- do settings.update({'partition_by': [period_column], 'file_format': 'parquet'}) -%}
     {%- endif -%}
+    {{ return(settings) }}
 {%- endmacro %}

@@ -51,20 +51,14 @@ running_integral as (
     from borrowed_rate
 ),
 
-final as (
+borrowed as (
     select
         segments.*,
         segments.gpu_equivalents
         * cast(
             at_end.borrowed_fraction_hours_before - at_start.borrowed_fraction_hours_before
             as double
-        ) as borrowed_gpu_hours,
-        segments.gpu_hours
-        - segments.gpu_equivalents
-        * cast(
-            at_end.borrowed_fraction_hours_before - at_start.borrowed_fraction_hours_before
-            as double
-        ) as guaranteed_gpu_hours
+        ) as borrowed_gpu_hours
     from segments
     inner join running_integral as at_start
         on
@@ -76,6 +70,13 @@ final as (
             segments.tenant_id = at_end.tenant_id
             and segments.gpu_class = at_end.gpu_class
             and segments.segment_end_at = at_end.event_at
+),
+
+final as (
+    select
+        *,
+        gpu_hours - borrowed_gpu_hours as guaranteed_gpu_hours
+    from borrowed
 )
 
 select * from final
