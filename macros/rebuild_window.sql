@@ -57,20 +57,17 @@
     {{ return(found[-1]) }}
 {%- endmacro %}
 
-{#- The config of an incremental model rebuilt by whole days of `day_column`: DuckDB deletes
-    the days of the window and inserts the query's rows (macros/materializations/by_day.sql);
-    Spark overwrites those day partitions (dbt's incremental insert_overwrite). -#}
+{#- The config of an incremental model rebuilt by whole days of `day_column`: the by_day
+    materialization (macros/materializations/by_day.sql) replaces the days of the window, every
+    one of them (a day the query no longer returns keeps no rows): DuckDB deletes them and
+    inserts the query's rows; Spark drops those day partitions of a Parquet table partitioned
+    by the day and inserts. -#}
 {% macro by_day_incremental_config(day_column) -%}
+    {%- set settings = {'materialized': 'by_day', 'day_column': day_column} -%}
     {%- if target.type == 'spark' -%}
-        {{ return({
-            'materialized': 'incremental',
-            'incremental_strategy': 'insert_overwrite',
-            'partition_by': [day_column],
-            'on_schema_change': 'fail',
-        }) }}
-    {%- else -%}
-        {{ return({'materialized': 'by_day', 'day_column': day_column}) }}
+        {%- do settings.update({'partition_by': [day_column], 'file_format': 'parquet'}) -%}
     {%- endif -%}
+    {{ return(settings) }}
 {%- endmacro %}
 
 {#- The pieces the by_day materialization rebuilds `model`'s window in, one after another:

@@ -26,7 +26,11 @@ from gpuledger.core import incremental, period_scope
 from gpuledger.core.warehouse import dbt_environment
 
 REPO = Path(__file__).resolve().parents[2]
-REBUILT_DAYS = "2026-10-12/2026-10-14"
+# the days the incremental run rebuilds: the demo's DCGM days 2026-10-12 and 10-13, and before
+# them days no landed evidence reaches (the hourly roll-up's NVML rows begin on 09-30): rows
+# planted on PLANTED_DAY must be gone after the run
+REBUILT_DAYS = "2026-09-29/2026-10-14"
+PLANTED_DAY = "2026-09-29"
 DBT = Path(sys.executable).with_name("dbt")
 
 # mart, grouping keys, measures compared exactly, measures compared to 1e-5
@@ -138,10 +142,46 @@ def built(demo_home: tuple[Path, str], java: None) -> tuple[Path, str]:
 @pytest.fixture(scope="module")
 def rebuilt(built: tuple[Path, str]) -> tuple[Path, str]:
     """The Spark warehouse after an incremental run of the incremental models that rebuilds
-    two of the demo's DCGM days (their day partitions overwritten)."""
+    the demo's DCGM days 2026-10-12 and 10-13 and the days before them from PLANTED_DAY,
+    which no landed sample covers but where five rows of each model were planted first (as a
+    day keeps its rows after its batch was taken out): the run must leave that day empty, as
+    on DuckDB."""
     home, _ = built
+    for schema, name, _ in incremental.INCREMENTAL_MODELS:
+        assert _day_rows(home, schema, name).get(PLANTED_DAY) is None
+        _plant_rows(home, schema, name, 5)
+        assert _day_rows(home, schema, name)[PLANTED_DAY] == 5
     selected = [name for _, name, _ in incremental.INCREMENTAL_MODELS]
     return home, _spark_dbt(home, "run", "--select", *selected, window=REBUILT_DAYS)
+
+
+def _plant_rows(home: Path, schema: str, model: str, count: int) -> None:
+    """`count` rows of a Spark incremental table's first day copied onto PLANTED_DAY (its day
+    column only changed), through Spark (`dbt run-operation run_statements`)."""
+    day = INCREMENTAL_MEASURES[model][0]
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    columns = [row[0] for row in con.sql(f"describe {schema}.{model}").fetchall()]
+    selected = ", ".join(
+        f"date'{PLANTED_DAY}' as {day}" if column == day else column for column in columns
+    )
+    first = REBUILT_DAYS.split("/")[0]
+    statement = (
+        f"insert into table {schema}.{model} by name select {selected} "
+        f"from {schema}.{model} where {day} > date'{first}' limit {count}"
+    )
+    output = _spark_dbt(
+        home, "run-operation", "run_statements", "--args", json.dumps({"sql": statement})
+    )
+    assert "Encountered an error" not in output, output[-3000:]
+
+
+def _day_rows(home: Path, schema: str, model: str) -> dict[str, int]:
+    """A Spark incremental table's rows per day (`YYYY-MM-DD`), from its files."""
+    day = INCREMENTAL_MEASURES[model][0]
+    files = home / "spark" / "warehouse" / f"{schema}.db" / model
+    source = f"read_parquet('{files}/**/*.parquet', hive_partitioning = true)"
+    query = f"select cast(cast({day} as date) as varchar), count(*) from {source} group by 1"
+    return dict(duckdb.sql(query).fetchall())
 
 
 def test_every_model_test_and_contract_passes_on_spark(built: tuple[Path, str]) -> None:
@@ -228,8 +268,9 @@ def test_incremental_models_rebuild_days_on_spark_as_on_duckdb(
     duck = con.sql(query.format(source=f"{schema}.{model}")).fetchall()
     spark_source = f"read_parquet('{files}/**/*.parquet', hive_partitioning = true)"
     spark = con.sql(query.format(source=spark_source)).fetchall()
-    print(f"\n{model}: {len(duck)} days, {sum(r[1] for r in duck):,} rows on both engines")
+    assert str(spark[0][0]) != PLANTED_DAY, f"{model}: the planted day kept {spark[0][1]} rows"
     assert duck and spark == duck
+    print(f"\n{model}: {len(duck)} days, {sum(r[1] for r in duck):,} rows on both engines")
 
 
 def _period_files(folder: Path) -> dict[str, set[tuple[str, int]]]:
