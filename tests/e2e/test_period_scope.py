@@ -6,8 +6,11 @@ query_range JSON at 60 s, vLLM counters and the gateway log) lands 2026-10-01..0
 October; lands 2026-11-01..02 and closes November; then lands 2026-12-01 and builds. The
 sacct of 1 November reaches back into 31 October (a job ran across midnight), so October is
 late until November's close publishes its corrections; the sacct of 1 December reaches into
-November the same way. So the last build keeps October's rows (closed, settled, nothing new
-touches it) and computes November and December. A copy of the home with every model and state
+November the same way. With December comes one more sacct file: two jobs that each hold all 8
+GPUs of one node from 30 November 22:00 to 1 December 02:00, so the node holds 16 GPUs'
+worth beside its own jobs (a capacity finding in both periods, int_device_conservation). So
+the last build keeps October's rows (closed, settled, nothing new touches it) and computes
+November and December. A copy of the home with every model and state
 dropped (its landed batches and published ledger kept) is then built whole: every mart and
 every table built by period must be the same rows.
 """
@@ -23,9 +26,10 @@ import duckdb
 import pytest
 
 from benchmarks.evidence import Files, write_days
-from benchmarks.fleet import make_fleet
+from benchmarks.fleet import ACCOUNTS, GPUS_PER_NODE, Fleet, Run, make_fleet
 from benchmarks.formats.inventory import write_inventory
 from benchmarks.formats.kubernetes import CLUSTER, write_watch_start
+from benchmarks.formats.slurm import HEADER, job_lines
 from benchmarks.policy import write_policy
 from gpuledger.core import incremental, period_scope
 from orchestration.project import prepare_manifest
@@ -37,8 +41,9 @@ OCTOBER = [dt.datetime(2026, 10, 1), dt.datetime(2026, 10, 2)]
 NOVEMBER = [dt.datetime(2026, 11, 1), dt.datetime(2026, 11, 2)]
 DECEMBER = [dt.datetime(2026, 12, 1)]
 PERIOD_TABLES = [f"{schema}.{name}" for schema, name in period_scope.PERIOD_MODELS]
-# tables the fleet leaves empty: it never places more on a GPU or node than it holds
-EMPTY = {"intermediate.int_device_conservation"}
+# the two jobs over-placing one node across November's end (run ids the fleet never gives)
+OVERPLACED = (dt.datetime(2026, 11, 30, 22), dt.datetime(2026, 12, 1, 2))
+CONSERVATION = "intermediate.int_device_conservation"
 # the text column the probe marks in each table built by period (segment_id where it has one;
 # only the rows that have one count)
 # (the data tests hold the other columns: fact_idle_capacity's capacity rows have no segment)
@@ -58,6 +63,20 @@ def _land(home: Path, policy: Path, files: Files, read_at: dt.datetime) -> None:
         argv += ["--cluster", CLUSTER] if source == "kubernetes" else []
         argv += [] if source == "kubernetes" else ["--extracted-at", read_at.isoformat()]
         _ok(run_cli(home, policy, *argv))
+
+
+def _overplaced(folder: Path, fleet: Fleet) -> Path:
+    """A sacct export of two jobs that each hold every GPU of the first Slurm node over
+    OVERPLACED (with their steps)."""
+    node = fleet.slurm_nodes[0]
+    start, end = OVERPLACED
+    lines = [HEADER]
+    for run_id in (1, 2):
+        run = Run(run_id, node, 0, GPUS_PER_NODE, start, end, ACCOUNTS[0], "COMPLETED")
+        lines += job_lines(run)
+    path = folder / "sacct-overplaced.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def _marked(home: Path) -> dict[str, dict[str, int]]:
@@ -104,6 +123,8 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     after_november = period_scope.frozen(home, incremental.manifested_batches(home))
 
     _land(home, policy, write_days(root / "december", fleet, DECEMBER), DECEMBER[0].replace(day=2))
+    _ok(run_cli(home, policy, "ingest", "slurm", "--file", str(_overplaced(root, fleet)),
+                "--extracted-at", DECEMBER[0].replace(day=2).isoformat()))  # fmt: skip
     frozen = period_scope.frozen(home, incremental.manifested_batches(home))
     # a copy whose rows of October and November are marked: what the build keeps keeps it
     probe = root / "probe"
@@ -167,8 +188,9 @@ def test_a_frozen_period_keeps_its_rows_and_the_others_are_recomputed(history: d
     print()
     for table, marked in history["marked"].items():
         print(f"{table:<45} rows {counts[table]}  marked after the build {marked}")
-        if table in EMPTY:
-            assert counts[table] == {}, table
+        if table == CONSERVATION:  # findings only where the planted jobs over-place
+            assert sorted(counts[table]) == ["2026-11", "2026-12"], counts[table]
+            assert marked.get("2026-11", 0) == 0, table
             continue
         assert counts[table]["2026-10"] and counts[table]["2026-11"], table
         assert marked["2026-10"] == counts[table]["2026-10"], table
@@ -184,6 +206,7 @@ def test_a_history_of_builds_equals_a_full_refresh(history: dict) -> None:
         print(f"{table:<55} {rows:>8,} rows  only history {only_left}  only full {only_right}")
     assert {t: d for t, d in found.items() if d[1] or d[2]} == {}
     assert {t for t in found} >= {"marts.fact_gpu_allocation", "marts.fact_chargeback"}
+    assert found[CONSERVATION][0] > 0  # the over-placed node's findings, equal in both
     statuses = sql(history["full"], "select distinct period, status from marts.fact_chargeback")
     assert sorted(statuses) == [
         ("2026-10", "closed"),
