@@ -51,19 +51,30 @@ line_pieces as (
             )
 ),
 
-weighted as (
+{# A line's total weight is summed as a decimal (each weight to 1e-12): exact, so the same
+    on every build. A double sum's last bits follow the order the engine added the pieces in,
+    and a share that moved by them could hand a piece's rounding unit (1e-6, a cent) to
+    another piece of the same line from one build to the next. #}
+line_weights as (
     select
         *,
         line_quantity - coalesce(sum(exact_quantity) over (partition by charge_line_id), 0)
             as weighted_quantity,
         line_amount - coalesce(sum(exact_amount) over (partition by charge_line_id), 0)
             as weighted_amount,
-        case
-            when sum(weight) over (partition by charge_line_id) = 0
-                then 1.0 / count(weight) over (partition by charge_line_id)
-            else weight / sum(weight) over (partition by charge_line_id)
-        end as weight_share
+        sum(cast(weight as decimal(38, 12))) over (partition by charge_line_id) as line_weight,
+        count(weight) over (partition by charge_line_id) as weighted_pieces
     from line_pieces
+),
+
+weighted as (
+    select
+        *,
+        case
+            when line_weight = 0 then 1.0 / weighted_pieces
+            else weight / cast(line_weight as double)
+        end as weight_share
+    from line_weights
 ),
 
 spread as (
