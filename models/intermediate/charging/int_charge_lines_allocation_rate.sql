@@ -35,7 +35,7 @@ grouped as (
         unit_price,
         currency,
         {{ gpuledger.weakest_confidence('confidence') }} as confidence,
-        round(sum(gpu_hours), 6) as quantity
+        round({{ gpuledger.exact_sum('gpu_hours') }}, 6) as quantity
     from priced
     group by period, tenant_id, gpu_class, rate_card_version, unit_price, currency
 ),

@@ -48,7 +48,7 @@ reserved as (
         period,
         tenant_id,
         gpu_class,
-        sum(reserved_gpu_hours) as reserved_gpu_hours
+        {{ gpuledger.exact_sum('reserved_gpu_hours') }} as reserved_gpu_hours
     from reservation_periods
     group by period, tenant_id, gpu_class
 ),
@@ -105,7 +105,7 @@ eligible_hours as (
     select
         period,
         gpu_class,
-        sum(allocated_gpu_hours) as eligible_gpu_hours
+        {{ gpuledger.exact_sum('allocated_gpu_hours') }} as eligible_gpu_hours
     from usage
     group by period, gpu_class
 ),

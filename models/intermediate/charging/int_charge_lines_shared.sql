@@ -47,7 +47,7 @@ tenant_hours as (
     select
         period,
         tenant_id,
-        sum(allocated_gpu_hours) as allocated_gpu_hours
+        {{ gpuledger.exact_sum('allocated_gpu_hours') }} as allocated_gpu_hours
     from usage
     group by period, tenant_id
 ),
@@ -72,7 +72,9 @@ overhead_drivers as (
         tenant_hours.allocated_gpu_hours as quantity,
         'gpu_hour' as unit,
         cast(overhead_totals.overhead_amount as double) * cast(tenant_hours.allocated_gpu_hours as double)
-        / cast(sum(tenant_hours.allocated_gpu_hours) over (partition by overhead_totals.period) as double)
+        / cast(sum(cast(tenant_hours.allocated_gpu_hours as decimal(38, 12))) over (
+            partition by overhead_totals.period
+        ) as double)
             as raw_amount
     from overhead_totals
     cross join settings

@@ -65,8 +65,10 @@ endpoint_charges as (
         unit_price,
         currency,
         {{ gpuledger.weakest_confidence('confidence') }} as confidence,
-        sum(gpu_hours) as gpu_hours,
-        cast(round(sum(gpu_hours) * coalesce(unit_price, 0), 2) as decimal(18, 2)) as endpoint_amount
+        {{ gpuledger.exact_sum('gpu_hours') }} as gpu_hours,
+        cast(
+            round({{ gpuledger.exact_sum('gpu_hours') }} * coalesce(unit_price, 0), 2) as decimal(18, 2)
+        ) as endpoint_amount
     from priced
     group by period, endpoint_id, host_tenant_id, gpu_class, rate_card_version, unit_price, currency
 ),
@@ -103,7 +105,7 @@ consumer_lines as (
         tenant_id,
         'shared_endpoint' as charge_component,
         gpu_class,
-        cast(round(sum(quantity), 6) as decimal(18, 6)) as quantity,
+        cast(round({{ gpuledger.exact_sum('quantity') }}, 6) as decimal(18, 6)) as quantity,
         'gpu_hour' as unit,
         unit_price,
         cast(sum(amount) as decimal(18, 2)) as amount,
@@ -134,7 +136,7 @@ host_lines as (
         host_tenant_id as tenant_id,
         'shared_endpoint_hosting' as charge_component,
         gpu_class,
-        cast(round(-sum(gpu_hours), 6) as decimal(18, 6)) as quantity,
+        cast(round(-{{ gpuledger.exact_sum('gpu_hours') }}, 6) as decimal(18, 6)) as quantity,
         'gpu_hour' as unit,
         unit_price,
         cast(-sum(endpoint_amount) as decimal(18, 2)) as amount,

@@ -10,9 +10,9 @@ final as (
         period,
         tenant_id,
         gpu_class,
-        sum(gpu_hours) as allocated_gpu_hours,
-        sum(guaranteed_gpu_hours) as guaranteed_gpu_hours,
-        sum(borrowed_gpu_hours) as borrowed_gpu_hours
+        {{ gpuledger.exact_sum('gpu_hours') }} as allocated_gpu_hours,
+        {{ gpuledger.exact_sum('guaranteed_gpu_hours') }} as guaranteed_gpu_hours,
+        {{ gpuledger.exact_sum('borrowed_gpu_hours') }} as borrowed_gpu_hours
     from segments
     group by period, tenant_id, gpu_class
 )
