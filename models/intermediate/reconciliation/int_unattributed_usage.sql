@@ -23,8 +23,8 @@ settings as (
 hours as (
     select
         period,
-        sum(gpu_hours) as total_gpu_hours,
-        sum(case when tenant_id = '__unattributed__' then gpu_hours else 0 end)
+        {{ gpuledger.exact_sum('gpu_hours') }} as total_gpu_hours,
+        {{ gpuledger.exact_sum("case when tenant_id = '__unattributed__' then gpu_hours else 0 end") }}
             as unattributed_gpu_hours
     from segments
     group by period

@@ -29,9 +29,9 @@ activity_by_tenant as (
     select
         period,
         tenant_id,
-        sum(active_equivalent_gpu_hours) as active_equivalent_gpu_hours,
-        sum(inactive_gpu_hours) as idle_allocated_gpu_hours,
-        sum(telemetry_unknown_gpu_hours) as telemetry_unknown_gpu_hours,
+        {{ gpuledger.exact_sum('active_equivalent_gpu_hours') }} as active_equivalent_gpu_hours,
+        {{ gpuledger.exact_sum('inactive_gpu_hours') }} as idle_allocated_gpu_hours,
+        {{ gpuledger.exact_sum('telemetry_unknown_gpu_hours') }} as telemetry_unknown_gpu_hours,
         max(case when activity_source != 'none' then 1 else 0 end) as has_telemetry
     from activity
     group by period, tenant_id
@@ -45,7 +45,7 @@ reserved as (
     select
         period,
         tenant_id,
-        sum(reserved_gpu_hours) as reserved_gpu_hours
+        {{ gpuledger.exact_sum('reserved_gpu_hours') }} as reserved_gpu_hours
     from reservation_periods
     group by period, tenant_id
 ),
@@ -54,9 +54,9 @@ allocated as (
     select
         period,
         tenant_id,
-        sum(allocated_gpu_hours) as allocated_gpu_hours,
-        sum(guaranteed_gpu_hours) as guaranteed_gpu_hours,
-        sum(borrowed_gpu_hours) as borrowed_gpu_hours
+        {{ gpuledger.exact_sum('allocated_gpu_hours') }} as allocated_gpu_hours,
+        {{ gpuledger.exact_sum('guaranteed_gpu_hours') }} as guaranteed_gpu_hours,
+        {{ gpuledger.exact_sum('borrowed_gpu_hours') }} as borrowed_gpu_hours
     from usage
     group by period, tenant_id
 ),
@@ -91,7 +91,8 @@ allocation_mix as (
         share is never read as a measured one -#}
     select
         {%- for column, attribute, value in allocation_mix_columns %}
-        sum(case when {{ attribute }} = '{{ value }}' then gpu_hours else 0 end) as {{ column }},
+        {{ gpuledger.exact_sum("case when " ~ attribute ~ " = '" ~ value ~ "' then gpu_hours else 0 end") }}
+            as {{ column }},
         {%- endfor %}
         period,
         tenant_id
