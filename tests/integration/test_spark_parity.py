@@ -149,29 +149,32 @@ def rebuilt(built: tuple[Path, str]) -> tuple[Path, str]:
     home, _ = built
     for schema, name, _ in incremental.INCREMENTAL_MODELS:
         assert _day_rows(home, schema, name).get(PLANTED_DAY) is None
-        _plant_rows(home, schema, name, 5)
+    _plant_rows(home, 5)
+    for schema, name, _ in incremental.INCREMENTAL_MODELS:
         assert _day_rows(home, schema, name)[PLANTED_DAY] == 5
     selected = [name for _, name, _ in incremental.INCREMENTAL_MODELS]
     return home, _spark_dbt(home, "run", "--select", *selected, window=REBUILT_DAYS)
 
 
-def _plant_rows(home: Path, schema: str, model: str, count: int) -> None:
-    """`count` rows of a Spark incremental table's first day copied onto PLANTED_DAY (its day
-    column only changed), through Spark (`dbt run-operation run_statements`)."""
-    day = INCREMENTAL_MEASURES[model][0]
+def _plant_rows(home: Path, count: int) -> None:
+    """In each Spark incremental table, `count` rows of a day after the window's first copied
+    onto PLANTED_DAY (their day column only changed), through Spark: one `dbt run-operation
+    run_statements` (a Spark session of its own) for the three tables."""
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    columns = [row[0] for row in con.sql(f"describe {schema}.{model}").fetchall()]
-    selected = ", ".join(
-        f"date'{PLANTED_DAY}' as {day}" if column == day else column for column in columns
-    )
     first = REBUILT_DAYS.split("/")[0]
-    statement = (
-        f"insert into table {schema}.{model} by name select {selected} "
-        f"from {schema}.{model} where {day} > date'{first}' limit {count}"
-    )
-    output = _spark_dbt(
-        home, "run-operation", "run_statements", "--args", json.dumps({"sql": statement})
-    )
+    statements = []
+    for schema, model, _ in incremental.INCREMENTAL_MODELS:
+        day = INCREMENTAL_MEASURES[model][0]
+        columns = [row[0] for row in con.sql(f"describe {schema}.{model}").fetchall()]
+        selected = ", ".join(
+            f"date'{PLANTED_DAY}' as {day}" if column == day else column for column in columns
+        )
+        statements.append(
+            f"insert into table {schema}.{model} by name select {selected} "
+            f"from {schema}.{model} where {day} > date'{first}' limit {count}"
+        )
+    arguments = json.dumps({"sql": ";\n".join(statements)})
+    output = _spark_dbt(home, "run-operation", "run_statements", "--args", arguments)
     assert "Encountered an error" not in output, output[-3000:]
 
 
