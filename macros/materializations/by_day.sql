@@ -83,18 +83,14 @@
 {%- endmacro %}
 
 {#- The same on Spark: a Parquet table partitioned by the day column
-    (gpuledger.by_day_incremental_config). A run drops the partition of every day of its
-    window the table holds (a day whose evidence is all gone keeps no rows, as the DuckDB
-    delete leaves none; dbt's insert_overwrite replaced only the days the query returned) and
-    inserts the model's rows (its query keeps to the window; not filtered again, as on
-    DuckDB); the other days' partitions, their files included, are left as they are. The
-    whole window is one statement: Spark takes no pieces
-    (GPULEDGER_REBUILD_PIECES names DuckDB's). Spark has no transaction over the two
-    statements: a run that fails between them leaves its window's days empty until a run
-    names them again (the build runner records no window of a failed build as done,
-    gpuledger.core.incremental). The first run, a full refresh and a run that names no window
-    make the table whole from the query. The rows are inserted by column name, with DuckDB's
-    rules (macros/materializations/by_period.sql). -#}
+    (gpuledger.by_day_incremental_config). A run replaces the partition of every day of its
+    window the table holds by the model's rows (macros/materializations/spark_partitions.sql;
+    its query keeps to the window, not filtered again, as on DuckDB): a day whose evidence is
+    all gone keeps no rows, as the DuckDB delete leaves none, where dbt's insert_overwrite
+    replaced only the days the query returned. The other days' partitions, their files
+    included, are left as they are. The whole window is one statement: Spark takes no pieces
+    (GPULEDGER_REBUILD_PIECES names DuckDB's). The first run, a full refresh and a run that
+    names no window make the table whole from the query. -#}
 {% materialization by_day, adapter='spark' %}
     {%- set day_column = config.require('day_column') -%}
     {%- set existing_relation = load_relation(this) -%}
@@ -105,29 +101,13 @@
     {{ run_hooks(pre_hooks) }}
 
     {%- if rebuild_whole -%}
-        {%- if existing_relation is not none -%}
-            {% do adapter.drop_relation(existing_relation) %}
-        {%- endif %}
-        {% call statement('main') -%}
-            {{ create_table_as(False, target_relation, compiled_code) }}
-        {%- endcall %}
+        {{ gpuledger.spark_make_whole(existing_relation, target_relation, compiled_code) }}
     {%- else -%}
         {%- set held = run_query(
             'select distinct cast(' ~ day_column ~ ' as string) from ' ~ target_relation
             ~ ' where ' ~ window
         ).columns[0].values() -%}
-        {%- for day in held if day is not none -%}
-            {% call statement('drop_day_' ~ loop.index) -%}
-                alter table {{ target_relation }}
-                drop if exists partition ({{ day_column }} = '{{ day }}')
-            {%- endcall %}
-        {%- endfor %}
-        {% call statement('main') -%}
-            insert into table {{ target_relation }} by name
-            select * from (
-                {{ compiled_code }}
-            ) as replacing_rows
-        {%- endcall %}
+        {{ gpuledger.spark_replace_partitions(target_relation, day_column, held, compiled_code) }}
     {%- endif %}
 
     {% do persist_docs(target_relation, model) %}

@@ -35,15 +35,12 @@
 {% endmaterialization %}
 
 {#- The same on Spark: a Parquet table partitioned by the period column
-    (gpuledger.by_period_config). A run drops the partitions of every period it computes that
-    the table holds (a period whose rows are all gone keeps none, as the DuckDB delete leaves
-    none) and inserts the model's rows of those periods; the frozen periods' partitions, their
-    files included, are left as they are. Spark has no transaction over the two statements: a
-    run that fails between them leaves its periods empty, and the next run computes them again
-    (nothing records a failed run's periods as frozen). Made whole from the query as on
-    DuckDB. The rows are inserted by column name (`insert ... by name`), with DuckDB's rules:
-    a query column the table lacks fails the run, a table column the query lacks is left
-    null (both seen on pyspark 4.3.0 and DuckDB). -#}
+    (gpuledger.by_period_config). A run replaces the partitions of every period it computes
+    that the table holds (a period whose rows are all gone keeps none, as the DuckDB delete
+    leaves none) by the model's rows of those periods; the frozen periods' partitions, their
+    files included, are left as they are (macros/materializations/spark_partitions.sql).
+    Nothing records a failed run's periods as frozen, so the next run computes them again.
+    Made whole from the query as on DuckDB. -#}
 {% materialization by_period, adapter='spark' %}
     {%- set period_column = config.require('period_column') -%}
     {%- set existing_relation = load_relation(this) -%}
@@ -54,29 +51,15 @@
     {{ run_hooks(pre_hooks) }}
 
     {%- if rebuild_whole -%}
-        {%- if existing_relation is not none -%}
-            {% do adapter.drop_relation(existing_relation) %}
-        {%- endif %}
-        {% call statement('main') -%}
-            {{ create_table_as(False, target_relation, compiled_code) }}
-        {%- endcall %}
+        {{ gpuledger.spark_make_whole(existing_relation, target_relation, compiled_code) }}
     {%- else -%}
         {%- set held = run_query(
             'select distinct ' ~ period_column ~ ' from ' ~ target_relation
         ).columns[0].values() -%}
-        {%- for period in held if period is not none and period not in frozen -%}
-            {% call statement('drop_period_' ~ loop.index) -%}
-                alter table {{ target_relation }}
-                drop if exists partition ({{ period_column }} = '{{ period }}')
-            {%- endcall %}
-        {%- endfor %}
-        {% call statement('main') -%}
-            insert into table {{ target_relation }} by name
-            select * from (
-                {{ compiled_code }}
-            ) as replacing_rows
-            where {{ gpuledger.live_period(period_column) }}
-        {%- endcall %}
+        {{ gpuledger.spark_replace_partitions(
+            target_relation, period_column, held | reject('in', frozen) | list, compiled_code,
+            where=gpuledger.live_period(period_column)
+        ) }}
     {%- endif %}
 
     {% do persist_docs(target_relation, model) %}
