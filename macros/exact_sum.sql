@@ -4,7 +4,8 @@
     decimals from it could then differ between two builds of the same evidence
     (fact_showback's telemetry_unknown_gpu_hours of one tenant did: 23,927.619444 in one
     build, .619445 in the next). For the sums a published figure is rounded from: a charge
-    line's quantity, the shares a line is split by, the showback's GPU-hours. -#}
-{% macro exact_sum(expression) -%}
-    cast(sum(cast({{ expression }} as decimal(38, 12))) as double)
+    line's quantity, the shares a line is split by, the showback's GPU-hours. With `over` (a
+    window, `partition by ...`) it is the window sum. -#}
+{% macro exact_sum(expression, over=none) -%}
+    cast(sum(cast({{ expression }} as decimal(38, 12))){% if over %} over ({{ over }}){% endif %} as double)
 {%- endmacro %}

@@ -44,9 +44,7 @@
     (macros/materializations/by_period.sql), on Spark a Parquet table partitioned by the
     period. -#}
 {% macro by_period_config(period_column='period') -%}
-    {%- set settings = {'materialized': 'by_period', 'period_column': period_column} -%}
-    {%- if target.type == 'spark' -%}
-        {%- do settings.update({'partition_by': [period_column], 'file_format': 'parquet'}) -%}
-    {%- endif -%}
-    {{ return(settings) }}
+    {{ return(gpuledger.partitioned_by(
+        {'materialized': 'by_period', 'period_column': period_column}, period_column
+    )) }}
 {%- endmacro %}

@@ -63,11 +63,9 @@
     inserts the query's rows; Spark drops those day partitions of a Parquet table partitioned
     by the day and inserts. -#}
 {% macro by_day_incremental_config(day_column) -%}
-    {%- set settings = {'materialized': 'by_day', 'day_column': day_column} -%}
-    {%- if target.type == 'spark' -%}
-        {%- do settings.update({'partition_by': [day_column], 'file_format': 'parquet'}) -%}
-    {%- endif -%}
-    {{ return(settings) }}
+    {{ return(gpuledger.partitioned_by(
+        {'materialized': 'by_day', 'day_column': day_column}, day_column
+    )) }}
 {%- endmacro %}
 
 {#- The pieces the by_day materialization rebuilds `model`'s window in, one after another:

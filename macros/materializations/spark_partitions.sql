@@ -34,3 +34,12 @@
         {%- endif %}
     {%- endcall %}
 {%- endmacro %}
+
+{#- `settings` (a model config) with, on Spark, the table partitioned by `column` and
+    written as Parquet; unchanged on DuckDB. -#}
+{% macro partitioned_by(settings, column) -%}
+    {%- if target.type == 'spark' -%}
+        {%- do settings.update({'partition_by': [column], 'file_format': 'parquet'}) -%}
+    {%- endif -%}
+    {{ return(settings) }}
+{%- endmacro %}

@@ -51,8 +51,8 @@ line_pieces as (
             )
 ),
 
-{# A line's total weight is summed as a decimal (each weight to 1e-12): exact, so the same
-    on every build. A double sum's last bits follow the order the engine added the pieces in,
+{# A line's total weight is summed as a decimal (gpuledger.exact_sum): the same on every
+    build. A double sum's last bits follow the order the engine added the pieces in,
     and a share that moved by them could hand a piece's rounding unit (1e-6, a cent) to
     another piece of the same line from one build to the next. #}
 line_weights as (
@@ -62,7 +62,7 @@ line_weights as (
             as weighted_quantity,
         line_amount - coalesce(sum(exact_amount) over (partition by charge_line_id), 0)
             as weighted_amount,
-        sum(cast(weight as decimal(38, 12))) over (partition by charge_line_id) as line_weight,
+        {{ gpuledger.exact_sum('weight', over='partition by charge_line_id') }} as line_weight,
         count(weight) over (partition by charge_line_id) as weighted_pieces
     from line_pieces
 ),
@@ -72,7 +72,7 @@ weighted as (
         *,
         case
             when line_weight = 0 then 1.0 / weighted_pieces
-            else weight / cast(line_weight as double)
+            else weight / line_weight
         end as weight_share
     from line_weights
 ),

@@ -72,9 +72,9 @@ overhead_drivers as (
         tenant_hours.allocated_gpu_hours as quantity,
         'gpu_hour' as unit,
         cast(overhead_totals.overhead_amount as double) * cast(tenant_hours.allocated_gpu_hours as double)
-        / cast(sum(cast(tenant_hours.allocated_gpu_hours as decimal(38, 12))) over (
-            partition by overhead_totals.period
-        ) as double)
+        / {{ gpuledger.exact_sum(
+            'tenant_hours.allocated_gpu_hours', over='partition by overhead_totals.period'
+        ) }}
             as raw_amount
     from overhead_totals
     cross join settings
