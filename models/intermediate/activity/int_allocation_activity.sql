@@ -136,8 +136,8 @@ nvml_coverage as (
     select
         keyed.segment_id,
         node_hours.hour_start_at,
-        sum({{ node_overlap }} * node_hours.covered_seconds / 3600.0) / max(keyed.node_count)
-            as covered_seconds
+        {{ gpuledger.exact_sum(node_overlap ~ ' * node_hours.covered_seconds / 3600.0') }}
+        / max(keyed.node_count) as covered_seconds
     from nvml_segment_nodes
     inner join keyed
         on nvml_segment_nodes.segment_id = keyed.segment_id
@@ -157,7 +157,7 @@ nvml_owner_hours as (
         device_hours.hour_start_at,
         max(keyed.capacity_fraction) as capacity_fraction,
         max({{ device_overlap }}) as overlap_seconds,
-        sum(device_hours.active_seconds) as active_device_seconds
+        {{ gpuledger.exact_sum('device_hours.active_seconds') }} as active_device_seconds
     from nvml_segment_nodes
     inner join keyed
         on nvml_segment_nodes.segment_id = keyed.segment_id
@@ -179,14 +179,15 @@ nvml_activity as (
     select
         segment_id,
         hour_start_at,
-        sum(
-            cast(capacity_fraction as double) * active_device_seconds * overlap_seconds
-            / share_seconds
-        ) as active_gpu_seconds
+        {{ gpuledger.exact_sum(
+            'cast(capacity_fraction as double) * active_device_seconds * overlap_seconds'
+            ~ ' / share_seconds'
+        ) }} as active_gpu_seconds
     from (
         select
             *,
-            sum(overlap_seconds) over (partition by share_key, hour_start_at) as share_seconds
+            {{ gpuledger.exact_sum('overlap_seconds', over='partition by share_key, hour_start_at') }}
+                as share_seconds
         from nvml_owner_hours
     ) as owner_hours
     group by segment_id, hour_start_at
@@ -247,8 +248,8 @@ keyed_hours as (
         max(keyed.device_count) as device_count,
         max(keyed.capacity_fraction) as capacity_fraction,
         max({{ device_overlap }}) as overlap_seconds,
-        sum(device_hours.covered_seconds) as covered_device_seconds,
-        sum(device_hours.active_seconds) as active_device_seconds
+        {{ gpuledger.exact_sum('device_hours.covered_seconds') }} as covered_device_seconds,
+        {{ gpuledger.exact_sum('device_hours.active_seconds') }} as active_device_seconds
     from keyed
     inner join device_hours
         on
@@ -269,9 +270,9 @@ keyed_hours as (
 keyed_shares as (
     select
         *,
-        overlap_seconds / sum(overlap_seconds) over (
-            partition by activity_source, share_key, hour_start_at
-        ) as hour_share
+        overlap_seconds / {{ gpuledger.exact_sum(
+            'overlap_seconds', over='partition by activity_source, share_key, hour_start_at'
+        ) }} as hour_share
     from keyed_hours
 ),
 
@@ -357,13 +358,13 @@ by_source as (
         segment_id,
         activity_source,
         min(activity_basis) as activity_basis,
-        sum(covered_seconds) as covered_seconds,
-        sum(active_gpu_seconds) as active_gpu_seconds,
-        sum(inactive_seconds) as inactive_seconds,
+        {{ gpuledger.exact_sum('covered_seconds') }} as covered_seconds,
+        {{ gpuledger.exact_sum('active_gpu_seconds') }} as active_gpu_seconds,
+        {{ gpuledger.exact_sum('inactive_seconds') }} as inactive_seconds,
         row_number() over (
             partition by segment_id
             order by
-                sum(covered_seconds) desc,
+                {{ gpuledger.exact_sum('covered_seconds') }} desc,
                 case activity_source when 'dcgm' then 1 when 'vgpu_host' then 2 else 3 end
         ) as source_rank
     from classified

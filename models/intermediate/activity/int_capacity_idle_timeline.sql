@@ -17,8 +17,10 @@
     class interval each piece lies in (O(n log n), no tenant x interval or range join). Where free
     capacity cannot cover all unused guarantees, each tenant keeps the same share of its own:
     unused_guarantee_scale = unused guarantee / the sum; its running integral
-    (unused_scale_hours_before) lets int_unused_guarantee attribute the class's hours to
-    tenants exactly. -#}
+    (unused_scale_hours_before, a decimal of terms rounded to 1e-12 hours, as the borrowed
+    integral of int_allocation_segments: a difference of two double running sums near 10^5
+    hours keeps a residue where the scale was 0) lets int_unused_guarantee attribute the
+    class's hours to tenants exactly. -#}
 with
 
 pending as (
@@ -200,10 +202,10 @@ final as (
         platform_unallocated_gpus * interval_hours as platform_unallocated_gpu_hours,
         capacity_difference_gpus * interval_hours as capacity_difference_gpu_hours,
         unused_guarantee_scale,
-        coalesce(sum(unused_guarantee_scale * interval_hours) over (
+        coalesce(sum(cast(unused_guarantee_scale * interval_hours as decimal(38, 12))) over (
             partition by gpu_class order by interval_start_at
             rows between unbounded preceding and 1 preceding
-        ), 0) as unused_scale_hours_before
+        ), cast(0 as decimal(38, 12))) as unused_scale_hours_before
     from partitioned
 )
 

@@ -202,8 +202,8 @@ final as (
         owner_key,
         hour_start_at,
         count(*) as sample_count,
-        sum(covered_seconds) as covered_seconds,
-        sum(covered_seconds * active_ratio) as active_seconds,
+        {{ gpuledger.exact_sum('covered_seconds') }} as covered_seconds,
+        {{ gpuledger.exact_sum('covered_seconds * active_ratio') }} as active_seconds,
         cast(hour_start_at as date) as hour_day
     from pieces
     where {{ gpuledger.rebuild_window('hour_start_at') }}

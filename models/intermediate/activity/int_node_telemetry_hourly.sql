@@ -84,7 +84,7 @@ nvml_nodes as (
         node_name,
         hour_start_at,
         max(device_count) as reporting_device_count,
-        sum(covered_seconds) as covered_seconds,
+        {{ gpuledger.exact_sum('covered_seconds') }} as covered_seconds,
         cast(null as double) as mean_active_ratio
     from round_pieces
     group by node_name, hour_start_at
@@ -95,8 +95,8 @@ dcgm_devices as (
         node_name,
         hour_start_at,
         count(distinct gpu_uuid) as reporting_device_count,
-        sum(covered_seconds) as covered_device_seconds,
-        sum(active_seconds) as active_device_seconds
+        {{ gpuledger.exact_sum('covered_seconds') }} as covered_device_seconds,
+        {{ gpuledger.exact_sum('active_seconds') }} as active_device_seconds
     from device_hours
     where activity_source = 'dcgm' and not is_mig_instance
     group by node_name, hour_start_at

@@ -32,10 +32,11 @@ final as (
         cast(unused.reserved_gpus as double) as reserved_gpus,
         cast(unused.allocated_gpu_equivalents as double) as allocated_gpu_equivalents,
         cast(unused.unused_reserved_gpus as double) as unused_reserved_gpus,
-        cast(unused.unused_reserved_gpus as double) * (
+        cast(unused.unused_reserved_gpus as double) * cast(
             at_end.unused_scale_hours_before
-            + at_end.unused_guarantee_scale * at_end.interval_hours
+            + cast(at_end.unused_guarantee_scale * at_end.interval_hours as decimal(38, 12))
             - at_start.unused_scale_hours_before
+            as double
         ) as unused_guarantee_gpu_hours
     from unused
     inner join timeline as at_start

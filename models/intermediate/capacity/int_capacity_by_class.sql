@@ -29,7 +29,7 @@ final as (
         period,
         gpu_class,
         count(distinct gpu_uuid) as device_count,
-        sum({{ gpuledger.hours_between('from_at', 'to_at') }}) as physical_gpu_hours
+        {{ gpuledger.exact_sum(gpuledger.hours_between('from_at', 'to_at')) }} as physical_gpu_hours
     from clipped
     group by period, gpu_class
 )

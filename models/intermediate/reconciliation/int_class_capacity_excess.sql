@@ -40,7 +40,7 @@ excess as (
         min(interval_start_at) as first_at,
         max(interval_end_at) as last_at,
         max(excess_gpus) as worst_excess_gpus,
-        sum(excess_gpus * interval_hours) as excess_gpu_hours
+        {{ gpuledger.exact_sum('excess_gpus * interval_hours') }} as excess_gpu_hours
     from held
     where excess_gpus > 0
     group by period, gpu_class, measure

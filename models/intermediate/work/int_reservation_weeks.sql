@@ -64,13 +64,12 @@ reserved as (
             coalesce(reservations.service_class, '')
         {%- endcall %} as service_classes,
         -- noqa: enable=LT02
-        sum(
-            reservations.reserved_gpus
-            * {{ gpuledger.hours_between(
+        {{ gpuledger.exact_sum(
+            'reservations.reserved_gpus * ' ~ gpuledger.hours_between(
                 'greatest(reservations.valid_from_at, weeks.week_start_at)',
                 'least(' ~ gpuledger.open_end('reservations.valid_to_at') ~ ', weeks.week_end_at)'
-            ) }}
-        ) as reserved_gpu_hours
+            )
+        ) }} as reserved_gpu_hours
     from reservations
     inner join weeks
         on
@@ -91,13 +90,12 @@ allocated as (
         segments.tenant_id,
         segments.gpu_class,
         weeks.week_start_at,
-        sum(
-            segments.gpu_equivalents
-            * {{ gpuledger.hours_between(
+        {{ gpuledger.exact_sum(
+            'segments.gpu_equivalents * ' ~ gpuledger.hours_between(
                 'greatest(segments.segment_start_at, weeks.week_start_at)',
                 'least(segments.segment_end_at, weeks.week_end_at)'
-            ) }}
-        ) as allocated_gpu_hours
+            )
+        ) }} as allocated_gpu_hours
     from segments
     inner join weeks
         on

@@ -27,9 +27,9 @@ held as (
         segments.tenant_id,
         outcomes.failure_class,
         count(distinct segments.workload_id) as workloads,
-        sum(segments.gpu_hours) as gpu_hours,
-        sum(segments.guaranteed_gpu_hours) as guaranteed_gpu_hours,
-        sum(segments.borrowed_gpu_hours) as borrowed_gpu_hours
+        {{ gpuledger.exact_sum('segments.gpu_hours') }} as gpu_hours,
+        {{ gpuledger.exact_sum('segments.guaranteed_gpu_hours') }} as guaranteed_gpu_hours,
+        {{ gpuledger.exact_sum('segments.borrowed_gpu_hours') }} as borrowed_gpu_hours
     from segments
     inner join outcomes
         on segments.workload_id = outcomes.workload_id

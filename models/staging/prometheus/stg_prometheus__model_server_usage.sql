@@ -107,21 +107,32 @@ classified as (
     from increases
 ),
 
+{#- counts (rounded to whole requests and tokens) and durations: each the hour's increases
+    summed exactly (gpuledger.exact_sum) -#}
+{%- set counts = [
+    ('request_count', 'is_success or is_failure'),
+    ('successful_request_count', 'is_success'),
+    ('failed_request_count', 'is_failure'),
+    ('input_tokens', "metric = 'prompt_tokens'"),
+    ('output_tokens', "metric = 'generation_tokens'"),
+    ('inference_count', "metric = 'inference_count'"),
+] %}
+
 hourly as (
     select
         exporter as server_name,
         model as model_name,
         model_version,
         hour_start_at,
-        cast(round(sum(case when is_success or is_failure then increase end)) as bigint) as request_count,
-        cast(round(sum(case when is_success then increase end)) as bigint) as successful_request_count,
-        cast(round(sum(case when is_failure then increase end)) as bigint) as failed_request_count,
-        cast(round(sum(case when metric = 'prompt_tokens' then increase end)) as bigint) as input_tokens,
-        cast(round(sum(case when metric = 'generation_tokens' then increase end)) as bigint) as output_tokens,
-        cast(round(sum(case when metric = 'inference_count' then increase end)) as bigint) as inference_count,
-        sum(case when metric = 'request_duration_us' then increase end) / 1000000.0 as request_duration_seconds,
-        sum(case when metric = 'queue_duration_us' then increase end) / 1000000.0 as queue_duration_seconds,
-        sum(case when metric = 'compute_infer_duration_us' then increase end)
+        {%- for column, condition in counts %}
+        cast(round({{ gpuledger.exact_sum('case when ' ~ condition ~ ' then increase end') }}) as bigint)
+            as {{ column }},
+        {%- endfor %}
+        {{ gpuledger.exact_sum("case when metric = 'request_duration_us' then increase end") }}
+        / 1000000.0 as request_duration_seconds,
+        {{ gpuledger.exact_sum("case when metric = 'queue_duration_us' then increase end") }}
+        / 1000000.0 as queue_duration_seconds,
+        {{ gpuledger.exact_sum("case when metric = 'compute_infer_duration_us' then increase end") }}
         / 1000000.0 as compute_infer_duration_seconds
     from classified
     group by exporter, model, model_version, hour_start_at

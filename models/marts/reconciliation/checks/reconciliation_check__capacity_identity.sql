@@ -16,7 +16,7 @@ class_usage as (
     select
         period,
         gpu_class,
-        sum(allocated_gpu_hours) as allocated_gpu_hours
+        {{ gpuledger.exact_sum('allocated_gpu_hours') }} as allocated_gpu_hours
     from usage
     group by period, gpu_class
 ),

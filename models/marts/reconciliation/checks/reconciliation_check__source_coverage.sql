@@ -43,10 +43,10 @@ day_hours as (
         period,
         source_name,
         cast(day_start_at as date) as gap_date,
-        sum({{ gpuledger.hours_between(
+        {{ gpuledger.exact_sum(gpuledger.hours_between(
             'greatest(gap_start_at, day_start_at)',
             'least(gap_end_at, ' ~ gpuledger.add_seconds('day_start_at', 'cast(86400 as bigint)') ~ ')'
-        ) }}) as uncovered_hours
+        )) }} as uncovered_hours
     from gap_days
     group by period, source_name, cast(day_start_at as date)
 ),
@@ -59,7 +59,7 @@ day_runs as (
         source_name,
         min(gap_date) as first_date,
         max(gap_date) as last_date,
-        sum(uncovered_hours) as uncovered_hours
+        {{ gpuledger.exact_sum('uncovered_hours') }} as uncovered_hours
     from (
         select
             *,
@@ -95,7 +95,7 @@ expected_list as (
 measured as (
     select
         periods.period,
-        coalesce(sum(day_runs.uncovered_hours), 0) as observed_value,
+        coalesce({{ gpuledger.exact_sum('day_runs.uncovered_hours') }}, 0) as observed_value,
         cast(0 as double) as limit_value,
         -- noqa: disable=LT02
         case
