@@ -18,7 +18,6 @@ stores none.
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 
 from extractors.prometheus.records import (
@@ -26,6 +25,7 @@ from extractors.prometheus.records import (
     SERIES_TABLE,
     PrometheusPoint,
     PrometheusSeries,
+    value_problem,
 )
 from extractors.prometheus.series import SeriesError, series_of
 from extractors.records import ParseResult
@@ -173,8 +173,9 @@ def _value(text: str) -> float:
         value = float(text)
     except ValueError:
         raise SeriesError("value", f"value {text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise SeriesError("value", f"value {text!r} is not finite")
+    problem = value_problem(text, value)
+    if problem:
+        raise SeriesError("value", problem)
     return value
 
 

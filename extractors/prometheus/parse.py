@@ -12,7 +12,8 @@ names the series and the value, `result[3].values[17]`). A series lands once, in
 `prometheus_series` (extractors.prometheus.series), with the points that land. Rejected,
 with the result index and field at fault: each point of a series of another family or of a
 DCGM series without a GPU UUID label, and a point whose value is not a finite number
-(`NaN`, `+Inf`, `ERROR - FAILED TO CONVERT TO STRING`) or whose timestamp is not a time. A
+(`NaN`, `+Inf`, `ERROR - FAILED TO CONVERT TO STRING`), is beyond +-1e18
+(records.VALUE_LIMIT), or whose timestamp is not a time. A
 response that is not JSON, has `"status": "error"` or another result type raises ValueError
 naming what is wrong.
 
@@ -28,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -36,7 +36,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from extractors.prometheus.records import PrometheusPoint, PrometheusSeries
+from extractors.prometheus.records import (
+    VALUE_LIMIT,
+    PrometheusPoint,
+    PrometheusSeries,
+    value_problem,
+)
 from extractors.prometheus.response import PlainSeries, Response
 from extractors.prometheus.series import SeriesError, series_of
 from extractors.records import Rejected, arrow_schema
@@ -178,7 +183,7 @@ def _parse_plain(builder: _ChunkBuilder, plain: list[tuple[int, PlainSeries]]) -
 def _plain_columns(plain: list[PlainSeries]) -> list[tuple[pa.Array, pa.Array] | None]:
     """Each plain series' (microseconds, values) as `_columns` gives them, or None where
     `_columns` would give None (a time outside the years 1..9999, a value Arrow does not
-    parse or that is not finite). The series' points are split in one pass over their
+    parse, not finite or beyond VALUE_LIMIT). The series' points are split in one pass over their
     bytes: `t,v,t,v,...` once brackets and quotes are gone (their shape is checked)."""
     flat = b"],[".join(series.values for series in plain).translate(None, b'[]"')
     commas = np.flatnonzero(np.frombuffer(flat, np.uint8) == ord(","))
@@ -200,7 +205,7 @@ def _plain_columns(plain: list[PlainSeries]) -> list[tuple[pa.Array, pa.Array] |
     good = (
         (np.minimum.reduceat(seconds, firsts) >= _SECONDS[0])
         & (np.maximum.reduceat(seconds, firsts) <= _SECONDS[1])
-        & np.logical_and.reduceat(np.isfinite(values), firsts)
+        & np.logical_and.reduceat(np.abs(values) <= VALUE_LIMIT, firsts)
         & np.logical_and.reduceat(lengths[0::2] <= 12, firsts)
     )
     micros = seconds.astype(np.int64) * _MICROSECONDS
@@ -305,7 +310,7 @@ def _whole(series: dict, where: str, first_line: int) -> tuple[PrometheusSeries,
 
 def _columns(key: str, values: list[object], first_line: int) -> _Points | None:
     """Every point of a matrix series as columns, or None unless every one is good:
-    `[seconds, "finite number"]` pairs, times within the years 1..9999."""
+    `[seconds, "finite number"]` pairs (within VALUE_LIMIT), times within the years 1..9999."""
     try:
         if sum(map(len, values)) != 2 * len(values):
             return None
@@ -334,8 +339,8 @@ def _columns(key: str, values: list[object], first_line: int) -> _Points | None:
         numbers = texts.cast(pa.float64())
     except pa.ArrowInvalid:
         return None
-    if not pc.all(pc.is_finite(numbers)).as_py():
-        return None
+    if not pc.all(pc.less_equal(pc.abs(numbers), VALUE_LIMIT)).as_py():
+        return None  # NaN compares false: not finite, or beyond the limit
     lines = pa.array(np.arange(first_line, first_line + len(values), dtype=np.int64))
     return _Points(key, micros, numbers, lines)
 
@@ -379,8 +384,9 @@ def _point(point: object) -> tuple[dt.datetime, float]:
         value = float(text)
     except ValueError:
         raise ValueError(f"value {text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise ValueError(f"value {text!r} is not finite")
+    problem = value_problem(text, value)
+    if problem:
+        raise ValueError(problem)
     return sampled_at, value
 
 

@@ -14,10 +14,26 @@ per-request series, and nothing here aggregates by an unbounded label.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 
 SERIES_TABLE = "prometheus_series"
 POINTS_TABLE = "prometheus_points"
+
+# The largest magnitude of a point that lands. The models sum points as decimals of 38
+# digits, 12 of them after the point (gpuledger.exact_sum: below 1e26), and no reading or
+# counter of these exporters comes near 1e18 (a counter of bytes at 1e18 is an exabyte): a
+# value beyond it is a damaged reading, quarantined with its line like a non-finite one.
+VALUE_LIMIT = 1e18
+
+
+def value_problem(text: object, value: float) -> str | None:
+    """Why a point's parsed value cannot land (`text` as the input had it), or None."""
+    if not math.isfinite(value):
+        return f"value {text!r} is not finite"
+    if abs(value) > VALUE_LIMIT:
+        return f"value {text!r} is beyond +-{VALUE_LIMIT:g}: a damaged reading"
+    return None
 
 
 @dataclass(frozen=True)

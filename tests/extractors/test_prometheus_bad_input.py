@@ -66,6 +66,11 @@ GPU = {"__name__": "DCGM_FI_DEV_POWER_USAGE", "UUID": "GPU-1"}
             "value '+Inf' is not finite",
         ),
         (
+            {"metric": GPU, "values": [[SCRAPED_AT, "-1.5e19"]]},
+            "result[0].values[0]",
+            "value '-1.5e19' is beyond +-1e+18: a damaged reading",
+        ),
+        (
             {"metric": GPU, "values": [[SCRAPED_AT, "12 W"]]},
             "result[0].values[0]",
             "value '12 W' is not a number",

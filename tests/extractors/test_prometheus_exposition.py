@@ -36,6 +36,11 @@ def test_timestamps_are_milliseconds_or_openmetrics_seconds() -> None:
     [
         (f"DCGM_FI_DEV_FB_USED{{{UUID}}} NaN", "value", "value 'NaN' is not finite"),
         (f"DCGM_FI_DEV_FB_USED{{{UUID}}} lots", "value", "value 'lots' is not a number"),
+        (
+            f"DCGM_FI_DEV_FB_USED{{{UUID}}} 1e30",
+            "value",
+            "value '1e30' is beyond +-1e+18: a damaged reading",
+        ),
         (f"DCGM_FI_DEV_FB_USED{{{UUID}}} 1 soon", "timestamp", "timestamp 'soon' is not a number"),
         ('DCGM_FI_DEV_FB_USED{gpu="0" x} 1', "labels", "malformed label set at 'gpu=\"0\" x'"),
         ('DCGM_FI_DEV_FB_USED{gpu="0"} 1', "UUID", "DCGM_FI_DEV_FB_USED series has no GPU UUID"),

@@ -78,6 +78,13 @@ CASES: dict[str, tuple[list[object], int]] = {
         2,
     ),
     "values past a double": ([series(1, [[SCRAPED_AT, "1e999"], [SCRAPED_AT + 60, "2"]])], 1),
+    "values at and beyond the limit": (
+        [
+            series(1, [[SCRAPED_AT, "1e18"], [SCRAPED_AT + 60, "-1e18"]]),
+            series(2, [[SCRAPED_AT, "2"], [SCRAPED_AT + 60, "1.0000001e18"]]),
+        ],
+        2,
+    ),
     "odd number texts": (
         [series(g, [[SCRAPED_AT, text]]) for g, text in enumerate(ODD_NUMBERS)],
         10,
