@@ -10,5 +10,23 @@
     the reconciliation checks. With `over` (a window, `partition by ...`) it is the window
     sum. -#}
 {% macro exact_sum(expression, over=none) -%}
-    cast(sum(cast({{ expression }} as decimal(38, 12))){% if over %} over ({{ over }}){% endif %} as double)
+    cast(sum({{ gpuledger.exact_term(expression) }}){% if over %} over ({{ over }}){% endif %} as double)
+{%- endmacro %}
+
+{#- A term of an exact sum: `expression` rounded to 1e-12 as a decimal that holds 1e26 (a
+    Prometheus point beyond 1e18 never lands, extractors.prometheus.records.VALUE_LIMIT). -#}
+{% macro exact_term(expression) -%}
+    cast({{ expression }} as decimal(38, 12))
+{%- endmacro %}
+
+{#- A running integral before each row, kept as a decimal of exact terms (0 at the first row
+    of a partition): the difference of two of its values is the exact sum of the terms
+    between them, where a double running sum near 10^5 hours loses about 1e-11 at each
+    difference (the borrowed integral of int_allocation_segments, the unused guarantee's of
+    int_capacity_idle_timeline). -#}
+{% macro exact_running_sum(expression, partition_by, order_by) -%}
+    coalesce(sum({{ gpuledger.exact_term(expression) }}) over (
+        partition by {{ partition_by }} order by {{ order_by }}
+        rows between unbounded preceding and 1 preceding
+    ), {{ gpuledger.exact_term(0) }})
 {%- endmacro %}

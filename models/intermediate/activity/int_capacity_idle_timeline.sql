@@ -202,10 +202,9 @@ final as (
         platform_unallocated_gpus * interval_hours as platform_unallocated_gpu_hours,
         capacity_difference_gpus * interval_hours as capacity_difference_gpu_hours,
         unused_guarantee_scale,
-        coalesce(sum(cast(unused_guarantee_scale * interval_hours as decimal(38, 12))) over (
-            partition by gpu_class order by interval_start_at
-            rows between unbounded preceding and 1 preceding
-        ), cast(0 as decimal(38, 12))) as unused_scale_hours_before
+        {{ gpuledger.exact_running_sum(
+            'unused_guarantee_scale * interval_hours', 'gpu_class', 'interval_start_at'
+        ) }} as unused_scale_hours_before
     from partitioned
 )
 

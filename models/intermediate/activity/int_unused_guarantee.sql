@@ -34,7 +34,7 @@ final as (
         cast(unused.unused_reserved_gpus as double) as unused_reserved_gpus,
         cast(unused.unused_reserved_gpus as double) * cast(
             at_end.unused_scale_hours_before
-            + cast(at_end.unused_guarantee_scale * at_end.interval_hours as decimal(38, 12))
+            + {{ gpuledger.exact_term('at_end.unused_guarantee_scale * at_end.interval_hours') }}
             - at_start.unused_scale_hours_before
             as double
         ) as unused_guarantee_gpu_hours

@@ -28,14 +28,14 @@ borrowed_rate as (
         tenant_id,
         gpu_class,
         interval_start_at,
-        cast(case
+        case
             when interval_end_at is not null and borrowed_gpu_equivalents > 0
                 then
                     cast(borrowed_gpu_equivalents as double)
                     / cast(allocated_gpu_equivalents as double)
                     * {{ gpuledger.hours_between('interval_start_at', 'interval_end_at') }}
             else 0
-        end as decimal(38, 12)) as borrowed_fraction_hours
+        end as borrowed_fraction_hours
     from tenant_timeline
 ),
 
@@ -44,10 +44,9 @@ running_integral as (
         tenant_id,
         gpu_class,
         interval_start_at as event_at,
-        coalesce(sum(borrowed_fraction_hours) over (
-            partition by tenant_id, gpu_class order by interval_start_at
-            rows between unbounded preceding and 1 preceding
-        ), cast(0 as decimal(38, 12))) as borrowed_fraction_hours_before
+        {{ gpuledger.exact_running_sum(
+            'borrowed_fraction_hours', 'tenant_id, gpu_class', 'interval_start_at'
+        ) }} as borrowed_fraction_hours_before
     from borrowed_rate
 ),
 
