@@ -270,9 +270,30 @@ def _locked(found: re.Match[str], waited: float) -> WarehouseLocked:
     )
 
 
+# Set on every connection that writes warehouse.duckdb, as dbt's profile sets it
+# (profiles.yml). DuckDB's checkpoint merges ("vacuums") a row group that lost rows with the
+# row groups after it, and so writes those again. A model built by period deletes the periods
+# it computes, which share a row group with the frozen ones where they meet, and appends their
+# new rows after it: the merge then wrote every new row a second time, about a second a model
+# on a 4,096-GPU fleet, while dbt's other thread waited on the checkpoint (benchmarks/
+# results.md, "The checkpoint's merges"). Without merges a row group keeps the space of its
+# deleted rows: at most the one where a deleted range meets a kept one, per replacement; a
+# row group whose rows are all deleted is still dropped. The served copy, made from such
+# tables, would have the same merges at its checkpoint (serving._copy_marts).
+WRITE_SETTINGS = {"max_vacuum_tasks": 0}
+
+
+def apply_write_settings(con: duckdb.DuckDBPyConnection) -> None:
+    """WRITE_SETTINGS on `con`'s database instance (they are global): for a connection that
+    writes the warehouse, or a file attached to it (the served copy)."""
+    for name, value in WRITE_SETTINGS.items():
+        con.execute(f"set {name} = {value}")
+
+
 def connect(home: Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
     """A connection to warehouse.duckdb; while another process holds a conflicting lock on
-    it, retry with backoff up to lock_wait_seconds(), then raise WarehouseLocked."""
+    it, retry with backoff up to lock_wait_seconds(), then raise WarehouseLocked. A
+    connection that writes gets WRITE_SETTINGS."""
     path = warehouse_path(home)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no warehouse yet; run `gpuledger build` first")
@@ -281,7 +302,10 @@ def connect(home: Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
     pause = 0.1
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            con = duckdb.connect(str(path), read_only=read_only)
+            if not read_only:
+                apply_write_settings(con)
+            return con
         except duckdb.IOException as exc:
             found = LOCK_ERROR.search(str(exc))
             waited = time.monotonic() - started

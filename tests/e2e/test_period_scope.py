@@ -24,6 +24,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import yaml
 
 from benchmarks.evidence import Files, write_days
 from benchmarks.fleet import ACCOUNTS, GPUS_PER_NODE, Fleet, Run, make_fleet
@@ -32,6 +33,8 @@ from benchmarks.formats.kubernetes import CLUSTER, write_watch_start
 from benchmarks.formats.slurm import HEADER, job_lines
 from benchmarks.policy import write_policy
 from gpuledger.core import incremental, period_scope
+from gpuledger.core.home import PROJECT_DIR
+from gpuledger.core.warehouse import WRITE_SETTINGS, connect
 from orchestration.project import prepare_manifest
 from tests.conftest import run_cli, sql
 from tests.e2e.test_incremental import _differences
@@ -215,6 +218,36 @@ def test_a_history_of_builds_equals_a_full_refresh(history: dict) -> None:
     ]
     periods = sql(history["home"], "select distinct period from marts.fact_gpu_allocation")
     assert sorted(periods) == [("2026-10",), ("2026-11",), ("2026-12",)]
+
+
+def test_replaced_periods_leave_their_row_groups_unmerged(history: dict) -> None:
+    """The last build deleted November's and December's rows from row groups that hold
+    October's, and appended theirs: with WRITE_SETTINGS (dbt's profile sets them as the
+    pipeline's writers do) no checkpoint merged those row groups, which would have written
+    every appended row again; the deleted rows still take their space, the full refresh's
+    tables have none. And every writer sets them."""
+    settings = yaml.safe_load((PROJECT_DIR / "profiles.yml").read_text())["gpuledger"]
+    assert settings["outputs"]["duckdb"]["settings"].items() >= WRITE_SETTINGS.items()
+    with connect(history["home"], read_only=False) as con:
+        for name, value in WRITE_SETTINGS.items():
+            assert con.execute(f"select current_setting('{name}')").fetchone()[0] == value
+
+    def kept_deleted(home: Path) -> dict[str, int]:
+        found = {}
+        with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+            for table in PERIOD_TABLES:
+                stored = con.execute(
+                    f"select coalesce(sum(count), 0) from pragma_storage_info('{table}') "
+                    "where column_id = 0 and segment_type <> 'VALIDITY'"
+                ).fetchone()[0]
+                found[table] = stored - con.execute(f"select count(*) from {table}").fetchone()[0]
+        return found
+
+    history_deleted, full_deleted = kept_deleted(history["home"]), kept_deleted(history["full"])
+    print(f"\ndeleted rows kept in storage: history {history_deleted}; full {full_deleted}")
+    assert set(full_deleted.values()) == {0}
+    assert history_deleted["marts.fact_gpu_allocation"] > 0
+    assert history_deleted["marts.fact_idle_capacity"] > 0
 
 
 def test_a_change_of_policy_computes_every_period(history: dict, tmp_path: Path) -> None:
