@@ -35,7 +35,7 @@ import duckdb
 
 from extractors import crashpoints
 from gpuledger.core.home import served_path, serving_dir
-from gpuledger.core.warehouse import apply_write_settings, connect, dbt_target, has_relation
+from gpuledger.core.warehouse import connect, dbt_target, has_relation
 
 MARTS_SCHEMA = "marts"
 STAGED_PREFIX = ".marts-"
@@ -98,7 +98,6 @@ def _copy_marts(con: duckdb.DuckDBPyConnection, staged: Path) -> tuple[dict[str,
             [MARTS_SCHEMA],
         ).fetchall()
     ]
-    apply_write_settings(con)
     con.execute(f"attach {_quoted(staged)} as served (read_write)")
     try:
         counts = {}

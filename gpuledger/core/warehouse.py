@@ -278,22 +278,16 @@ def _locked(found: re.Match[str], waited: float) -> WarehouseLocked:
 # on a 4,096-GPU fleet, while dbt's other thread waited on the checkpoint (benchmarks/
 # results.md, "The checkpoint's merges"). Without merges a row group keeps the space of its
 # deleted rows: at most the one where a deleted range meets a kept one, per replacement; a
-# row group whose rows are all deleted is still dropped. The served copy, made from such
-# tables, would have the same merges at its checkpoint (serving._copy_marts).
+# row group whose rows are all deleted is still dropped. `connect` sets them on reading
+# connections too: one may attach a file it writes (the served copy, serving._copy_marts,
+# made from such tables, would have the same merges at its checkpoint).
 WRITE_SETTINGS = {"max_vacuum_tasks": 0}
-
-
-def apply_write_settings(con: duckdb.DuckDBPyConnection) -> None:
-    """WRITE_SETTINGS on `con`'s database instance (they are global): for a connection that
-    writes the warehouse, or a file attached to it (the served copy)."""
-    for name, value in WRITE_SETTINGS.items():
-        con.execute(f"set {name} = {value}")
 
 
 def connect(home: Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
     """A connection to warehouse.duckdb; while another process holds a conflicting lock on
-    it, retry with backoff up to lock_wait_seconds(), then raise WarehouseLocked. A
-    connection that writes gets WRITE_SETTINGS."""
+    it, retry with backoff up to lock_wait_seconds(), then raise WarehouseLocked. Every
+    connection gets WRITE_SETTINGS."""
     path = warehouse_path(home)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no warehouse yet; run `gpuledger build` first")
@@ -303,8 +297,8 @@ def connect(home: Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
     while True:
         try:
             con = duckdb.connect(str(path), read_only=read_only)
-            if not read_only:
-                apply_write_settings(con)
+            for name, value in WRITE_SETTINGS.items():
+                con.execute(f"set {name} = {value}")
             return con
         except duckdb.IOException as exc:
             found = LOCK_ERROR.search(str(exc))
