@@ -56,6 +56,7 @@ def test_a_new_home_rebuilds_the_days_its_batches_touch_each_model_as_far_as_a_s
             "stg_prometheus__gpu_activity=2026-10-03/2026-10-10,"
             "int_dcgm_device_days=2026-10-03/2026-10-10"
         ),
+        incremental.KEYED_VARIABLE: "",  # none named: the keyed staging is made whole
     }
     assert days.args() == ["--full-refresh"]
     assert "stg_prometheus__gpu_activity 7 day(s) 2026-10-03 to 2026-10-09" in str(days)
@@ -90,6 +91,7 @@ def test_a_daily_run_rebuilds_staging_for_the_new_day_alone(tmp_path: Path) -> N
             "stg_prometheus__gpu_activity=2026-10-04/2026-10-05,"
             "int_dcgm_device_days=2026-10-04/2026-10-05"
         ),
+        incremental.KEYED_VARIABLE: "",  # none named: the keyed staging is made whole
     }
     # a batch from 05:00 reaches the roll-up's hours of its own day only
     late = incremental._window(
@@ -153,6 +155,7 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
             "stg_prometheus__gpu_activity=2026-10-01/2026-10-07,"
             "int_dcgm_device_days=2026-10-01/2026-10-07"
         ),
+        incremental.KEYED_VARIABLE: "",  # none named: the keyed staging is made whole
     }
     assert done.args() == []
 

@@ -1,9 +1,14 @@
 {#- One row per gateway request: the latest landed report of each request_id (a re-exported
-    log may repeat or correct a request). Times UTC. -#}
+    log may repeat or correct a request). Times UTC.
+
+    Kept per request (by_key): a daily run recomputes the requests its new batches report,
+    from every report of them, and keeps the others' rows (macros/keyed.sql). -#}
+{{ config(**gpuledger.by_key_config(['request_id'])) }}
 with
 
 requests as (
     select * from {{ source('requests', 'gateway_requests') }}
+    where {{ gpuledger.keyed(source('requests', 'gateway_requests'), ['request_id']) }}
 ),
 
 latest as (

@@ -3,11 +3,16 @@
     non-final one, then the most recent extraction (so a running job's provisional end, the
     Start + Elapsed sacct saw, is superseded by a later extraction's). A heterogeneous job's
     components (`176+0`, `176+1`) are rows of their own (`component_id`) of one workload,
-    the heterogeneous job (`workload_id` names job 176). -#}
+    the heterogeneous job (`workload_id` names job 176).
+
+    Kept per job (by_key): a daily run recomputes the jobs its new batches report, from
+    every report of them, and keeps the others' rows (macros/keyed.sql). -#}
+{{ config(**gpuledger.by_key_config(['cluster_id', 'job_id'])) }}
 with
 
 jobs as (
     select * from {{ source('slurm', 'slurm_jobs') }}
+    where {{ gpuledger.keyed(source('slurm', 'slurm_jobs'), ['cluster', 'job_id']) }}
 ),
 
 reports as (

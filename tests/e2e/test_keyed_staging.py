@@ -1,0 +1,218 @@
+"""Staging kept per record key (macros/keyed.sql, macros/materializations/by_key.sql).
+
+sacct text and a gateway log land through `gpuledger ingest` in two rounds. The second
+round re-reports jobs and requests of the first: one corrected by a later extraction (its
+new version must win), one re-exported from an older extraction (the first round's version
+must stay), with new ones beside them. Staging built whole after the first round and then
+per key (GPULEDGER_KEYED_BATCHES naming the second round's batches) must hold the same rows
+as staging built whole from both rounds, having recomputed only the keys the second round
+names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import re
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from benchmarks.fleet import Node, Run
+from benchmarks.formats.requests import Request, write_requests_day
+from benchmarks.formats.slurm import HEADER, job_lines
+from benchmarks.policy import write_policy
+from gpuledger.core import incremental
+from gpuledger.core.warehouse import run_dbt
+from orchestration.project import prepare_manifest
+from orchestration.warehouse_assets import INCREMENTAL_KEYS
+from tests.conftest import run_cli
+
+DAY = dt.datetime(2026, 10, 1)
+NODE = Node("gpu-h100-0000", 0, "slurm", "10.0.0.0", tuple(f"GPU-{i:04d}" for i in range(8)))
+MODELS = ["stg_slurm__jobs", "stg_requests__requests"]
+TABLES = {
+    "stg_slurm__jobs": ("job_id", "job_state"),
+    "stg_requests__requests": ("request_id", "outcome"),
+}
+
+
+def _run(run_id: int, state: str, hours: int = 1) -> Run:
+    start = DAY + dt.timedelta(minutes=run_id)
+    return Run(run_id, NODE, 0, 1, start, start + dt.timedelta(hours=hours), "acct-a", state)
+
+
+def _request(number: int, outcome: str) -> Request:
+    start = DAY + dt.timedelta(seconds=number)
+    return Request(
+        f"req-{number:04d}",
+        "tenant-a",
+        10,
+        20,
+        outcome,
+        200 if outcome == "success" else 500,
+        start,
+        start + dt.timedelta(seconds=1),
+        "stop",
+        "bench-client/1.0",
+    )
+
+
+def _land(
+    home: Path,
+    policy: Path,
+    folder: Path,
+    runs: list[Run],
+    requests: list[Request],
+    extracted_at: dt.datetime,
+) -> None:
+    folder.mkdir(parents=True)
+    sacct = folder / "sacct.txt"
+    sacct.write_text(HEADER + "\n" + "".join("\n".join(job_lines(r)) + "\n" for r in runs))
+    log = folder / "gateway.jsonl"
+    write_requests_day(log, requests)
+    for source, path in (("slurm", sacct), ("requests", log)):
+        result = run_cli(
+            home,
+            policy,
+            "ingest",
+            source,
+            "--file",
+            str(path),
+            "--extracted-at",
+            extracted_at.isoformat(),
+        )
+        assert result.exit_code == 0, result.stdout + result.stderr
+
+
+def _build(home: Path, keyed: str | None) -> str:
+    """dbt run of the keyed staging models; its output."""
+    environment = {} if keyed is None else {incremental.KEYED_VARIABLE: keyed}
+    lines: list[str] = []
+    selected = [f"+{model}" for model in MODELS]  # and the batch manifests they read
+    run_dbt(home, ["run", "--select", *selected], environment, on_line=lines.append)
+    return "\n".join(lines)
+
+
+def _rows(home: Path, table: str) -> list[tuple]:
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        return con.execute(f"select * from staging.{table} order by all").fetchall()
+
+
+def _state(home: Path, table: str) -> dict[str, str]:
+    key, column = TABLES[table]
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        return dict(con.execute(f"select {key}, {column} from staging.{table}").fetchall())
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    root = tmp_path_factory.mktemp("keyed")
+    policy = write_policy(root / "policy", 8, ["slurm", "requests"])
+    home = root / "home"
+    first_at = DAY + dt.timedelta(days=1)
+    _land(
+        home,
+        policy,
+        root / "first",
+        [_run(1, "FAILED"), _run(2, "COMPLETED"), _run(3, "COMPLETED")],
+        [_request(1, "error"), _request(2, "success"), _request(3, "success")],
+        first_at,
+    )
+    first_batches = set(incremental.manifested_batches(home))
+    whole_first = _build(home, None)
+    # the second round: job 1 and request 1 corrected by a later extraction; job 2 and
+    # request 2 re-exported from an extraction older than the first round's; new ones
+    _land(
+        home,
+        policy,
+        root / "second-late",
+        [_run(1, "COMPLETED"), _run(4, "COMPLETED")],
+        [_request(1, "success"), _request(4, "error")],
+        first_at + dt.timedelta(hours=6),
+    )
+    _land(
+        home,
+        policy,
+        root / "second-old",
+        [_run(2, "TIMEOUT")],
+        [_request(2, "error")],
+        first_at - dt.timedelta(hours=6),
+    )
+    new = sorted(set(incremental.manifested_batches(home)) - first_batches)
+    full = root / "full"
+    shutil.copytree(home, full)
+    for path in full.glob("warehouse.duckdb*"):
+        path.unlink()
+    return {
+        "home": home,
+        "full": full,
+        "new": new,
+        "whole_first": whole_first,
+        "keyed": _build(home, ",".join(new)),
+        "whole": _build(full, None),
+    }
+
+
+def test_a_keyed_run_recomputes_only_the_keys_its_batches_name(homes: dict) -> None:
+    print(homes["keyed"])
+    assert len(homes["new"]) == 4  # two rounds of sacct and gateway files
+    assert "gpuledger kept by key" not in homes["whole_first"]
+    recomputed = dict(
+        re.findall(r"gpuledger kept by key: (\w+) recomputed (\d+) key\(s\) of 4", homes["keyed"])
+    )
+    # jobs 1, 2 and 4; requests 1, 2 and 4: not job 3 or request 3
+    assert recomputed == {"stg_slurm__jobs": "3", "stg_requests__requests": "3"}
+
+
+def test_a_keyed_history_equals_staging_built_whole(homes: dict) -> None:
+    for table in MODELS:
+        kept, whole = _rows(homes["home"], table), _rows(homes["full"], table)
+        assert kept == whole, table
+        assert len(kept) == 4
+    jobs = _state(homes["home"], "stg_slurm__jobs")
+    assert jobs == {"1": "COMPLETED", "2": "COMPLETED", "3": "COMPLETED", "4": "COMPLETED"}
+    requests = _state(homes["home"], "stg_requests__requests")
+    assert requests == {
+        "req-0001": "success",
+        "req-0002": "success",
+        "req-0003": "success",
+        "req-0004": "error",
+    }
+
+
+def test_a_run_naming_no_new_batch_changes_nothing(homes: dict, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(homes["home"], home)
+    before = {table: _rows(home, table) for table in MODELS}
+    output = _build(home, "-")
+    assert re.findall(r"recomputed (\d+) key\(s\) of 0", output) == ["0", "0"]
+    assert {table: _rows(home, table) for table in MODELS} == before
+
+
+def test_a_window_names_the_new_batches_to_the_keyed_models() -> None:
+    found = incremental.Window(
+        dt.date(2026, 10, 1), dt.date(2026, 10, 2), ("a1", "b2"), False, "x", keyed=("a1", "b2")
+    )
+    assert found.environment()[incremental.KEYED_VARIABLE] == "a1,b2"
+    assert found.done().environment()[incremental.KEYED_VARIABLE] == "a1,b2"
+    none_new = dataclasses.replace(found, batches=(), keyed=())
+    assert none_new.environment()[incremental.KEYED_VARIABLE] == "-"
+    whole = dataclasses.replace(found, full_refresh=True, keyed=None)
+    assert whole.environment()[incremental.KEYED_VARIABLE] == ""
+
+
+def test_every_keyed_model_of_the_project_is_registered() -> None:
+    """gpuledger.core.incremental knows every model materialized by_key (the batches it is
+    handed, its fingerprint), and a build records its batches only when it ran them all."""
+    manifest = json.loads(prepare_manifest().read_text())
+    found = {
+        (node["schema"], node["name"])
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["config"]["materialized"] == "by_key"
+    }
+    assert found == {(schema, name) for schema, name, _ in incremental.KEYED_MODELS}
+    assert {tuple(key.path) for key in INCREMENTAL_KEYS} >= found
