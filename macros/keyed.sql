@@ -1,9 +1,12 @@
-{#- Staging models kept per key (the by_key materialization,
-    macros/materializations/by_key.sql): a model whose row for a record key (a Slurm job, a
-    gateway request) depends only on the landed records of that key recomputes, in a daily
-    run, only the keys the batches landed since the last build name, from every landed record
-    of those keys, and keeps the rows of every other key. The build runner names the new
-    batches in GPULEDGER_KEYED_BATCHES (`id,id,...`, or `-` for none;
+{#- Models kept per record key (the by_key materialization,
+    macros/materializations/by_key.sql): a model whose row for a key (a Slurm job, a gateway
+    request, a Slurm workload) depends only on the records of that key recomputes, in a daily
+    run, only the keys the batches landed since the last build name, from every record of
+    those keys, and keeps the rows of every other key. It reads landed records, or the rows
+    of a model kept per key before it, whose batch_id is the batch of the report that won: a
+    row changed by this build holds a new batch, and a report that lost to an older one
+    changes no row and names no key downstream. The build runner names the new batches in
+    GPULEDGER_KEYED_BATCHES (`id,id,...`, or `-` for none;
     gpuledger.core.incremental.Window.keyed). -#}
 
 {#- The batches whose keys this run of a by_key model recomputes, or none when it is made
@@ -28,11 +31,11 @@
     {{ return(batches) }}
 {%- endmacro %}
 
-{#- A predicate on the landed records of `relation` (a raw source) keeping the records of
-    the keys (`key`, its columns) this run recomputes: those the new batches
-    (keyed_batches) name, every record of them whatever batch landed it; `true` when the
-    model is made whole. The batch filter is on a column each batch's file holds one value
-    of, so DuckDB reads only the new batches' files to find the keys. -#}
+{#- A predicate on the records of `relation` (a raw source, or a model kept per key) keeping
+    the records of the keys (`key`, its columns) this run recomputes: those the new batches
+    (keyed_batches) name, every record of them whatever batch holds it; `true` when the
+    model is made whole. On a raw source the batch filter is on a column each batch's file
+    holds one value of, so DuckDB reads only the new batches' files to find the keys. -#}
 {% macro keyed(relation, key) -%}
     {%- set batches = gpuledger.keyed_batches() -%}
     {%- if batches is none -%}

@@ -53,13 +53,15 @@ INCREMENTAL_MODELS = (
     ("intermediate", "int_device_activity_hourly", "intermediate/activity"),
     ("intermediate", "int_dcgm_device_days", "intermediate/capacity"),
 )
-# (schema, model, its folder under models/) of the staging models kept per record key (the
-# by_key materialization, macros/keyed.sql): a build recomputes the keys its new batches
-# name (Window.keyed) and keeps the others' rows; recorded, fingerprinted and made whole
-# with the models above
+# (schema, model, its folder under models/) of the models kept per record key (the by_key
+# materialization, macros/keyed.sql): a build recomputes the keys its new batches name
+# (Window.keyed) and keeps the others' rows; recorded, fingerprinted and made whole with the
+# models above. Each reads landed records, or a keyed model's rows (their batch_id: the
+# batch of the report that won), and nothing else
 KEYED_MODELS = (
     ("staging", "stg_slurm__jobs", "staging/slurm"),
     ("staging", "stg_requests__requests", "staging/requests"),
+    ("intermediate", "int_slurm_workloads", "intermediate/work"),
 )
 KEYED_VARIABLE = "GPULEDGER_KEYED_BATCHES"
 # new batches past which the keyed models are made whole instead (the list is an

@@ -1,12 +1,13 @@
-"""Staging kept per record key (macros/keyed.sql, macros/materializations/by_key.sql).
+"""Models kept per record key (macros/keyed.sql, macros/materializations/by_key.sql).
 
 sacct text and a gateway log land through `gpuledger ingest` in two rounds. The second
 round re-reports jobs and requests of the first: one corrected by a later extraction (its
 new version must win), one re-exported from an older extraction (the first round's version
-must stay), with new ones beside them. Staging built whole after the first round and then
-per key (GPULEDGER_KEYED_BATCHES naming the second round's batches) must hold the same rows
-as staging built whole from both rounds, having recomputed only the keys the second round
-names.
+must stay), with new ones beside them. The staging of jobs and requests and the Slurm
+workloads, built whole after the first round and then per key (GPULEDGER_KEYED_BATCHES naming
+the second round's batches), must hold the same rows as those built whole from both rounds,
+having recomputed only the keys the second round names (and only the workloads whose job
+rows changed).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from tests.conftest import run_cli
 
 DAY = dt.datetime(2026, 10, 1)
 NODE = Node("gpu-h100-0000", 0, "slurm", "10.0.0.0", tuple(f"GPU-{i:04d}" for i in range(8)))
-MODELS = ["stg_slurm__jobs", "stg_requests__requests"]
+MODELS = ["stg_slurm__jobs", "stg_requests__requests", "int_slurm_workloads"]
+SCHEMAS = {"int_slurm_workloads": "intermediate"}
 TABLES = {
     "stg_slurm__jobs": ("job_id", "job_state"),
     "stg_requests__requests": ("request_id", "outcome"),
@@ -99,7 +101,8 @@ def _build(home: Path, keyed: str | None) -> str:
 
 def _rows(home: Path, table: str) -> list[tuple]:
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        return con.execute(f"select * from staging.{table} order by all").fetchall()
+        schema = SCHEMAS.get(table, "staging")
+        return con.execute(f"select * from {schema}.{table} order by all").fetchall()
 
 
 def _state(home: Path, table: str) -> dict[str, str]:
@@ -164,8 +167,13 @@ def test_a_keyed_run_recomputes_only_the_keys_its_batches_name(homes: dict) -> N
     recomputed = dict(
         re.findall(r"gpuledger kept by key: (\w+) recomputed (\d+) key\(s\) of 4", homes["keyed"])
     )
-    # jobs 1, 2 and 4; requests 1, 2 and 4: not job 3 or request 3
-    assert recomputed == {"stg_slurm__jobs": "3", "stg_requests__requests": "3"}
+    # jobs 1, 2 and 4; requests 1, 2 and 4: not job 3 or request 3; the workloads of jobs
+    # 1 and 4 only (job 2's report from the older extraction lost: its row did not change)
+    assert recomputed == {
+        "stg_slurm__jobs": "3",
+        "stg_requests__requests": "3",
+        "int_slurm_workloads": "2",
+    }
 
 
 def test_a_keyed_history_equals_staging_built_whole(homes: dict) -> None:
@@ -189,7 +197,7 @@ def test_a_run_naming_no_new_batch_changes_nothing(homes: dict, tmp_path: Path) 
     shutil.copytree(homes["home"], home)
     before = {table: _rows(home, table) for table in MODELS}
     output = _build(home, "-")
-    assert re.findall(r"recomputed (\d+) key\(s\) of 0", output) == ["0", "0"]
+    assert re.findall(r"recomputed (\d+) key\(s\) of 0", output) == ["0", "0", "0"]
     assert {table: _rows(home, table) for table in MODELS} == before
 
 

@@ -2,11 +2,17 @@
     heterogeneous job with its components rolled up. A heterogeneous job's names, state and
     exit are its leader's (component 0, whose record sacct lists first); it started with its
     first component, ended with its last (while any component runs it has not ended), and
-    held the sum of its components' GPUs. -#}
+    held the sum of its components' GPUs.
+
+    Kept per workload (by_key): a daily run recomputes the workloads with a component whose
+    staging row a new batch now holds (a report that lost to an older one changes nothing),
+    from all their components, and keeps the others' rows (macros/keyed.sql). -#}
+{{ config(**gpuledger.by_key_config(['workload_id'])) }}
 with
 
 jobs as (
     select * from {{ ref('stg_slurm__jobs') }}
+    where {{ gpuledger.keyed(ref('stg_slurm__jobs'), ['workload_id']) }}
 ),
 
 ranked as (
