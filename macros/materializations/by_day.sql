@@ -53,10 +53,7 @@
     {%- if pieces -%}
         {{ print('gpuledger rebuilt piece: ' ~ this.identifier ~ ' ' ~ pieces[-1][0] ~ '/' ~ pieces[-1][1]) }}
     {%- endif %}
-    {% do persist_docs(target_relation, model) %}
-    {{ run_hooks(post_hooks, inside_transaction=True) }}
-    {% do adapter.commit() %}
-    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {{ gpuledger.commit_table(target_relation, post_hooks) }}
 
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
@@ -101,7 +98,7 @@
     {{ run_hooks(pre_hooks) }}
 
     {%- if rebuild_whole -%}
-        {{ gpuledger.spark_make_whole(existing_relation, target_relation, compiled_code) }}
+        {{ gpuledger.make_whole(existing_relation, target_relation, compiled_code) }}
     {%- else -%}
         {%- set held = run_query(
             'select distinct cast(' ~ day_column ~ ' as string) from ' ~ target_relation

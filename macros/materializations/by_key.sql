@@ -22,12 +22,7 @@
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
     {%- if batches is none -%}
-        {%- if existing_relation is not none -%}
-            {% do adapter.drop_relation(existing_relation) %}
-        {%- endif %}
-        {% call statement('main') -%}
-            {{ create_table_as(False, target_relation, compiled_code) }}
-        {%- endcall %}
+        {{ gpuledger.make_whole(existing_relation, target_relation, compiled_code) }}
     {%- else -%}
         {% call statement('recompute') -%}
             create or replace temporary table {{ recomputed.identifier }} as
@@ -48,10 +43,7 @@
         {{ print('gpuledger kept by key: ' ~ this.identifier ~ ' recomputed ' ~ keys ~ ' key(s) of ' ~ batches | length ~ ' new batch(es)') }}
     {%- endif %}
 
-    {% do persist_docs(target_relation, model) %}
-    {{ run_hooks(post_hooks, inside_transaction=True) }}
-    {% do adapter.commit() %}
-    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {{ gpuledger.commit_table(target_relation, post_hooks) }}
 
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
@@ -63,7 +55,7 @@
     {%- set target_relation = this.incorporate(type='table') -%}
 
     {{ run_hooks(pre_hooks) }}
-    {{ gpuledger.spark_make_whole(existing_relation, target_relation, compiled_code) }}
+    {{ gpuledger.make_whole(existing_relation, target_relation, compiled_code) }}
     {% do persist_docs(target_relation, model) %}
     {{ run_hooks(post_hooks) }}
 

@@ -26,10 +26,7 @@
         ) }}
     {%- endcall %}
 
-    {% do persist_docs(target_relation, model) %}
-    {{ run_hooks(post_hooks, inside_transaction=True) }}
-    {% do adapter.commit() %}
-    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {{ gpuledger.commit_table(target_relation, post_hooks) }}
 
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
@@ -51,7 +48,7 @@
     {{ run_hooks(pre_hooks) }}
 
     {%- if rebuild_whole -%}
-        {{ gpuledger.spark_make_whole(existing_relation, target_relation, compiled_code) }}
+        {{ gpuledger.make_whole(existing_relation, target_relation, compiled_code) }}
     {%- else -%}
         {%- set held = run_query(
             'select distinct ' ~ period_column ~ ' from ' ~ target_relation

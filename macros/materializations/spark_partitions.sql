@@ -1,5 +1,5 @@
 {#- What the Spark materializations (by_day and by_period) share. A table partitioned by one
-    column is either made whole from the model's query (spark_make_whole: the old table
+    column is either made whole from the model's query (gpuledger.make_whole: the old table
     dropped, `create table ... as`, with the model's partition_by and file_format) or has
     some of its partitions replaced (spark_replace_partitions): the partition of each of
     `values` dropped, then the query's rows inserted by column name (`insert ... by name`,
@@ -8,15 +8,6 @@
     it is given. A value the query no longer returns keeps no rows. Spark has no transaction
     over the statements: a run that fails between them leaves those partitions empty until a
     run replaces them again. -#}
-{% macro spark_make_whole(existing_relation, target_relation, sql) -%}
-    {%- if existing_relation is not none -%}
-        {% do adapter.drop_relation(existing_relation) %}
-    {%- endif %}
-    {% call statement('main') -%}
-        {{ create_table_as(False, target_relation, sql) }}
-    {%- endcall %}
-{%- endmacro %}
-
 {% macro spark_replace_partitions(relation, column, values, sql, where=none) -%}
     {%- for value in values if value is not none -%}
         {% call statement('drop_partition_' ~ loop.index) -%}
