@@ -55,7 +55,7 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- The config of a staging model kept per key: `key`, the columns of its rows that name one
+{#- The config of a model kept per key: `key`, the columns of its rows that name one
     record key (the by_key materialization deletes the rows of the keys it recomputes). -#}
 {% macro by_key_config(key) -%}
     {{ return({'materialized': 'by_key', 'unique_key': key}) }}

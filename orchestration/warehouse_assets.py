@@ -68,10 +68,7 @@ STALE_MESSAGE = (
 CHARGEBACK = AssetKey(["marts", "fact_chargeback"])
 SHOWBACK = AssetKey(["marts", "fact_showback"])
 # a build records its batches as built only when it ran every model that keeps them
-INCREMENTAL_KEYS = {
-    AssetKey([schema, name])
-    for schema, name, _ in incremental.INCREMENTAL_MODELS + incremental.KEYED_MODELS
-}
+INCREMENTAL_KEYS = {AssetKey([schema, name]) for schema, name, _ in incremental.RECORDED_MODELS}
 PERIOD_KEYS = {AssetKey([schema, name]) for schema, name in period_scope.PERIOD_MODELS}
 REBUILD_TAG = "gpuledger/rebuild_days"
 

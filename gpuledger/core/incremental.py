@@ -18,8 +18,8 @@ a failed build records nothing and the next one takes its days again. Everything
 the models' code changed since (FINGERPRINT: their SQL and the project's macros), so a full
 refresh and an incremental history give the same tables (tests/e2e/test_incremental.py).
 
-The staging models whose rows are per record key (KEYED_MODELS: a Slurm job, a gateway
-request; the by_key materialization) are handed the same new batches (KEYED_VARIABLE): they
+The models whose rows are per record key (KEYED_MODELS: a Slurm job, a gateway request, a
+Slurm workload; the by_key materialization) are handed the same new batches (KEYED_VARIABLE): they
 recompute the keys those batches name and keep the other keys' rows, so a daily run does not
 re-rank every report of the history (tests/e2e/test_keyed_staging.py). They are made whole
 with the models above.
@@ -63,6 +63,8 @@ KEYED_MODELS = (
     ("staging", "stg_requests__requests", "staging/requests"),
     ("intermediate", "int_slurm_workloads", "intermediate/work"),
 )
+# every model whose rows the recorded batches stand for (STATE_TABLE)
+RECORDED_MODELS = INCREMENTAL_MODELS + KEYED_MODELS
 KEYED_VARIABLE = "GPULEDGER_KEYED_BATCHES"
 # new batches past which the keyed models are made whole instead (the list is an
 # environment variable, 25 characters a batch; a backlog that large is a first build's)
@@ -134,9 +136,7 @@ def fingerprint() -> str:
     built before were computed by other code, so the next build rebuilds them all."""
     digest = hashlib.sha256()
     models = PROJECT_DIR / "models"
-    paths = [
-        models / folder / f"{name}.sql" for _, name, folder in INCREMENTAL_MODELS + KEYED_MODELS
-    ]
+    paths = [models / folder / f"{name}.sql" for _, name, folder in RECORDED_MODELS]
     paths += sorted((PROJECT_DIR / "macros").rglob("*.sql"))
     for path in paths:
         digest.update(path.relative_to(PROJECT_DIR).as_posix().encode() + b"\0")
@@ -160,9 +160,9 @@ class Window:
     own: tuple[tuple[str, dt.date, dt.date], ...] = ()
     # the same for the days checked, when not `own`
     checked_own: tuple[tuple[str, dt.date, dt.date], ...] | None = None
-    # the batches whose keys the KEYED_MODELS recompute, None: they are made whole (kept
-    # when the window's days were rebuilt in pieces: `done`)
-    keyed: tuple[str, ...] | None = None
+    # whether the KEYED_MODELS recompute the keys of `batches` (else they are made whole);
+    # kept by `done`, which drops the full refresh once the window's days were rebuilt
+    keyed: bool = False
 
     def model_days(self, model: str | None) -> tuple[dt.date, dt.date]:
         """The days [start, end) `model` rebuilds: its own, else the window's."""
@@ -184,7 +184,7 @@ class Window:
             CHECKED_VARIABLE: f"{checked[0].isoformat()}/{checked[1].isoformat()}",
             MODEL_WINDOWS_VARIABLE: _models(self.own),
             CHECKED_MODEL_VARIABLE: _models(checked_own),
-            KEYED_VARIABLE: "" if self.keyed is None else ",".join(self.keyed) or "-",
+            KEYED_VARIABLE: ",".join(self.batches) or "-" if self.keyed else "",
         }
 
     def done(self) -> Window:
@@ -212,11 +212,11 @@ class Window:
             f"; {name} {(end - start).days} day(s) {start} to {end - dt.timedelta(days=1)}"
             for name, start, end in self.own
         )
-        keyed = "made whole" if self.keyed is None else f"{len(self.keyed)} new batch(es)"
+        keyed = f"{len(self.batches)} new batch(es)" if self.keyed else "made whole"
         return (
             f"incremental models: {kind}, {self.days} day(s) {self.start} to "
             f"{self.end - dt.timedelta(days=1)}{own}, from {len(self.batches)} new batch(es); "
-            f"staging kept by key: {keyed}"
+            f"models kept by key: {keyed}"
         )
 
 
@@ -281,10 +281,7 @@ def _built(home: Path, current: str) -> set[str] | None:
         return None
     con = connect(home)
     try:
-        present = all(
-            has_relation(con, schema, model)
-            for schema, model, _ in INCREMENTAL_MODELS + KEYED_MODELS
-        )
+        present = all(has_relation(con, schema, model) for schema, model, _ in RECORDED_MODELS)
         if not present or not has_relation(con, "main", STATE_TABLE):
             return None
         rows = con.execute(f"select batch_id, fingerprint from main.{STATE_TABLE}").fetchall()
@@ -303,9 +300,7 @@ def window(home: Path, rebuild: Iterable[dt.date] = ()) -> Window:
     new = [b for b in batches if built is None or b not in built]
     spans = [(_midnight(day), _midnight(day) + _LAST) for day in rebuild] + _spans(home, new)
     found = _window(spans, tuple(new), built is None, current)
-    if built is None or len(new) > KEYED_BATCHES_MAX:
-        return found
-    return dataclasses.replace(found, keyed=tuple(new))
+    return dataclasses.replace(found, keyed=built is not None and len(new) <= KEYED_BATCHES_MAX)
 
 
 # the last instant of a day that a span of whole days ends at

@@ -1,7 +1,7 @@
-{#- A staging table kept per record key (gpuledger.by_key_config, macros/keyed.sql): a run
-    that names the batches landed since the last build (gpuledger.keyed_batches) computes the
-    rows of the keys those batches name (the model filters its landed records with
-    gpuledger.keyed), deletes the table's rows of those keys (`unique_key`, null equal to
+{#- A table kept per record key (gpuledger.by_key_config, macros/keyed.sql): a run that
+    names the batches landed since the last build (gpuledger.keyed_batches) computes the rows
+    of the keys those batches name (the model filters its records with gpuledger.keyed),
+    deletes the table's rows of those keys (`unique_key`, a list of columns; null equal to
     null) and inserts the new ones, in one transaction; the rows of every other key stay as
     they are. A key's row depends only on its own records, and a batch never leaves the raw
     store once built (validation runs before the build that first reads it), so the rows kept
@@ -12,7 +12,6 @@
     recomputed. -#}
 {% materialization by_key, adapter='duckdb' %}
     {%- set key = config.require('unique_key') -%}
-    {%- set key = [key] if key is string else key -%}
     {%- set existing_relation = load_cached_relation(this) -%}
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set batches = gpuledger.keyed_batches() -%}

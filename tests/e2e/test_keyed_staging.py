@@ -203,13 +203,13 @@ def test_a_run_naming_no_new_batch_changes_nothing(homes: dict, tmp_path: Path) 
 
 def test_a_window_names_the_new_batches_to_the_keyed_models() -> None:
     found = incremental.Window(
-        dt.date(2026, 10, 1), dt.date(2026, 10, 2), ("a1", "b2"), False, "x", keyed=("a1", "b2")
+        dt.date(2026, 10, 1), dt.date(2026, 10, 2), ("a1", "b2"), False, "x", keyed=True
     )
     assert found.environment()[incremental.KEYED_VARIABLE] == "a1,b2"
     assert found.done().environment()[incremental.KEYED_VARIABLE] == "a1,b2"
-    none_new = dataclasses.replace(found, batches=(), keyed=())
+    none_new = dataclasses.replace(found, batches=())
     assert none_new.environment()[incremental.KEYED_VARIABLE] == "-"
-    whole = dataclasses.replace(found, full_refresh=True, keyed=None)
+    whole = dataclasses.replace(found, full_refresh=True, keyed=False)
     assert whole.environment()[incremental.KEYED_VARIABLE] == ""
 
 
