@@ -5,7 +5,9 @@
     those keys, and keeps the rows of every other key. It reads landed records, or the rows
     of a model kept per key before it, whose batch_id is the batch of the report that won: a
     row changed by this build holds a new batch, and a report that lost to an older one
-    changes no row and names no key downstream. The build runner names the new batches in
+    changes no row and names no key downstream. Besides those it may read only the policy
+    snapshot and the secrets: a change of either makes every keyed model whole
+    (gpuledger.core.incremental.keyed_fingerprint). The build runner names the new batches in
     GPULEDGER_KEYED_BATCHES (`id,id,...`, or `-` for none;
     gpuledger.core.incremental.Window.keyed). -#}
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from extractors.rawstore import BATCHES_TABLE, raw_dir
 from gpuledger.core import incremental
+from gpuledger.core.home import warehouse_path
+from gpuledger.core.warehouse import connect
 
 
 def _land(home: Path, batch: str, table: str, times: list[dt.datetime], stats: bool = True) -> None:
@@ -217,3 +220,36 @@ def test_a_piece_of_staging_names_the_batches_with_samples_in_it(tmp_path: Path)
         '{"stg_prometheus__gpu_activity": [["early"], ["late"]]}'
     )
     assert incremental.PIECE_BATCHES_VARIABLE not in incremental.pieces_environment({})
+
+
+def test_a_change_of_policy_or_secrets_makes_the_keyed_models_whole_not_the_telemetry(
+    tmp_path: Path,
+) -> None:
+    """The keyed models read the policy (a request's tenant) and the salt (a workload's user
+    name) besides their records: kept keys computed under another policy would be stale."""
+    _land(tmp_path, "a", "prometheus_points", [dt.datetime(2026, 10, 3, 0, 30)])
+    for folder, name, text in (
+        ("policy", "tenants.csv", "tenant_id\nt1\n"),
+        ("secrets", "personal_data_salt.csv", "salt\ns1\n"),
+    ):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_text(text)
+    duckdb.connect(str(warehouse_path(tmp_path))).close()
+    con = connect(tmp_path, read_only=False)
+    for schema, model, _ in incremental.RECORDED_MODELS:
+        con.execute(f"create schema if not exists {schema}")
+        con.execute(f"create table {schema}.{model} (x integer)")
+    con.close()
+    incremental.record(tmp_path, incremental.window(tmp_path))
+    assert incremental.window(tmp_path).keyed  # nothing changed: the keys are kept
+
+    tenants = tmp_path / "policy" / "tenants.csv"
+    tenants.write_text("tenant_id\nt1\nt2\n")
+    changed = incremental.window(tmp_path)
+    assert (changed.keyed, changed.full_refresh, changed.batches) == (False, False, ())
+    assert changed.environment()[incremental.KEYED_VARIABLE] == ""  # made whole
+    incremental.record(tmp_path, changed)
+    assert incremental.window(tmp_path).keyed  # recorded under the new policy
+
+    (tmp_path / "secrets" / "personal_data_salt.csv").write_text("salt\ns2\n")
+    assert not incremental.window(tmp_path).keyed

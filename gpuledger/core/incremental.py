@@ -22,7 +22,9 @@ The models whose rows are per record key (KEYED_MODELS: a Slurm job, a gateway r
 Slurm workload; the by_key materialization) are handed the same new batches (KEYED_VARIABLE): they
 recompute the keys those batches name and keep the other keys' rows, so a daily run does not
 re-rank every report of the history (tests/e2e/test_keyed_staging.py). They are made whole
-with the models above.
+with the models above, and on their own when their code, the home's policy snapshot or its
+secrets changed since the recorded build (KEYED_STATE_TABLE: a gateway request's tenant is the
+policy's, a workload's user name is hashed with the home's salt), without the telemetry.
 """
 
 from __future__ import annotations
@@ -55,13 +57,17 @@ INCREMENTAL_MODELS = (
 )
 # (schema, model, its folder under models/) of the models kept per record key (the by_key
 # materialization, macros/keyed.sql): a build recomputes the keys its new batches name
-# (Window.keyed) and keeps the others' rows; recorded, fingerprinted and made whole with the
-# models above. Each reads landed records, or a keyed model's rows (their batch_id: the
-# batch of the report that won), and nothing else
+# (Window.keyed) and keeps the others' rows; recorded and made whole with the models above,
+# and alone when their own fingerprint changed (keyed_fingerprint: their code, the policy
+# snapshot, the secrets). Each reads landed records, or keyed models' rows (the keys: those
+# whose batch_id, the batch of the report that won, is new), and else only the policy and
+# the secrets
 KEYED_MODELS = (
     ("staging", "stg_slurm__jobs", "staging/slurm"),
     ("staging", "stg_requests__requests", "staging/requests"),
     ("intermediate", "int_slurm_workloads", "intermediate/work"),
+    ("intermediate", "int_gateway_requests", "intermediate/work"),
+    ("marts", "dim_workload", "marts/core"),
 )
 # every model whose rows the recorded batches stand for (STATE_TABLE)
 RECORDED_MODELS = INCREMENTAL_MODELS + KEYED_MODELS
@@ -88,6 +94,10 @@ REACH = {
     "int_dcgm_device_days": (dt.timedelta(0), dt.timedelta(0)),
 }
 STATE_TABLE = "incremental_built_batches"
+# the keyed models' fingerprint at the recorded build (one row)
+KEYED_STATE_TABLE = "incremental_keyed_inputs"
+# what the keyed models read besides landed records and each other: the home's folders
+KEYED_HOME_INPUTS = ("policy", "secrets")
 WINDOW_VARIABLE = "GPULEDGER_REBUILD_WINDOW"
 # each model's own days when they are fewer than the window's: `model=start/end,...`
 MODEL_WINDOWS_VARIABLE = "GPULEDGER_REBUILD_MODEL_WINDOWS"
@@ -134,12 +144,32 @@ EMPTY_DAY = dt.date(2020, 1, 1)
 def fingerprint() -> str:
     """A hash of the incremental models' SQL and of every macro: when it changes, the days
     built before were computed by other code, so the next build rebuilds them all."""
-    digest = hashlib.sha256()
-    models = PROJECT_DIR / "models"
-    paths = [models / folder / f"{name}.sql" for _, name, folder in RECORDED_MODELS]
+    return _digest(_code(INCREMENTAL_MODELS))
+
+
+def keyed_fingerprint(home: Path) -> str:
+    """A hash of the keyed models' SQL, every macro, and the home's policy snapshot and
+    secrets: when it changes, the keys kept were computed by other code or policy, so the
+    next build makes the keyed models whole (the telemetry stays)."""
+    named = _code(KEYED_MODELS)
+    for folder in KEYED_HOME_INPUTS:
+        root = home / folder
+        found = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
+        named += [(f"home/{p.relative_to(home).as_posix()}", p) for p in found]
+    return _digest(named)
+
+
+def _code(models: Iterable[tuple[str, str, str]]) -> list[tuple[str, Path]]:
+    """The SQL files of `models` and every macro, named from the project."""
+    paths = [PROJECT_DIR / "models" / folder / f"{name}.sql" for _, name, folder in models]
     paths += sorted((PROJECT_DIR / "macros").rglob("*.sql"))
-    for path in paths:
-        digest.update(path.relative_to(PROJECT_DIR).as_posix().encode() + b"\0")
+    return [(path.relative_to(PROJECT_DIR).as_posix(), path) for path in paths]
+
+
+def _digest(named: Iterable[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256()
+    for name, path in named:
+        digest.update(name.encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
@@ -163,6 +193,8 @@ class Window:
     # whether the KEYED_MODELS recompute the keys of `batches` (else they are made whole);
     # kept by `done`, which drops the full refresh once the window's days were rebuilt
     keyed: bool = False
+    # the keyed models' fingerprint (keyed_fingerprint) when the window was found
+    keyed_stamp: str = ""
 
     def model_days(self, model: str | None) -> tuple[dt.date, dt.date]:
         """The days [start, end) `model` rebuilds: its own, else the window's."""
@@ -275,8 +307,9 @@ def _column_span(path: Path, meta: pq.FileMetaData, column: str) -> list[dt.date
     return [value for value in found if value is not None]
 
 
-def _built(home: Path, current: str) -> set[str] | None:
-    """The batches the incremental models hold, or None when they must be rebuilt whole."""
+def _built(home: Path, current: str) -> tuple[set[str], str | None] | None:
+    """The batches the incremental models hold and the keyed models' recorded fingerprint
+    (None when not recorded), or None when they must be rebuilt whole."""
     if not warehouse_path(home).exists():
         return None
     con = connect(home)
@@ -285,22 +318,29 @@ def _built(home: Path, current: str) -> set[str] | None:
         if not present or not has_relation(con, "main", STATE_TABLE):
             return None
         rows = con.execute(f"select batch_id, fingerprint from main.{STATE_TABLE}").fetchall()
+        keyed = None
+        if has_relation(con, "main", KEYED_STATE_TABLE):
+            found = con.execute(f"select fingerprint from main.{KEYED_STATE_TABLE}").fetchall()
+            keyed = found[0][0] if len(found) == 1 else None
     finally:
         con.close()
     if any(stamp != current for _, stamp in rows):
         return None
-    return {batch for batch, _ in rows}
+    return {batch for batch, _ in rows}, keyed
 
 
 def window(home: Path, rebuild: Iterable[dt.date] = ()) -> Window:
     """The days the next build of `home` rebuilds (plus the days `rebuild` names)."""
     current = fingerprint()
-    built = _built(home, current)
+    found_built = _built(home, current)
+    built = found_built[0] if found_built is not None else None
     batches = manifested_batches(home)
     new = [b for b in batches if built is None or b not in built]
     spans = [(_midnight(day), _midnight(day) + _LAST) for day in rebuild] + _spans(home, new)
     found = _window(spans, tuple(new), built is None, current)
-    return dataclasses.replace(found, keyed=built is not None and len(new) <= KEYED_BATCHES_MAX)
+    stamp = keyed_fingerprint(home)
+    keyed = found_built is not None and found_built[1] == stamp and len(new) <= KEYED_BATCHES_MAX
+    return dataclasses.replace(found, keyed=keyed, keyed_stamp=stamp)
 
 
 # the last instant of a day that a span of whole days ends at
@@ -489,7 +529,8 @@ def _reaching(
 def full_window(home: Path) -> Window:
     """Every landed batch's days, as a full refresh (a new warehouse on another engine)."""
     batches = manifested_batches(home)
-    return _window(_spans(home, batches), tuple(batches), True, fingerprint())
+    found = _window(_spans(home, batches), tuple(batches), True, fingerprint())
+    return dataclasses.replace(found, keyed_stamp=keyed_fingerprint(home))
 
 
 def record(home: Path, built: Window) -> None:
@@ -508,6 +549,13 @@ def record(home: Path, built: Window) -> None:
                 f"insert or replace into main.{STATE_TABLE} values (?, ?, now()::timestamp)",
                 [(batch, built.fingerprint) for batch in built.batches],
             )
+        # the keyed models were built under this fingerprint (made whole, or kept per key
+        # under the same one)
+        con.execute(
+            f"create or replace table main.{KEYED_STATE_TABLE} as "
+            "select ?::varchar as fingerprint, now()::timestamp as built_at",
+            [built.keyed_stamp or None],
+        )
     finally:
         con.close()
 

@@ -8,7 +8,7 @@
     are those a whole build gives. The first run, a full refresh, and a run that names no
     batches make the table whole from the query, as a table model is. The rows are inserted
     by column name: a query column the table lacks fails the run, and a changed model is
-    rebuilt whole anyway (gpuledger.core.incremental.FINGERPRINT). It prints the keys it
+    rebuilt whole anyway (gpuledger.core.incremental.keyed_fingerprint). It prints the keys it
     recomputed. -#}
 {% materialization by_key, adapter='duckdb' %}
     {%- set key = config.require('unique_key') -%}

@@ -27,15 +27,25 @@ from benchmarks.formats.requests import Request, write_requests_day
 from benchmarks.formats.slurm import HEADER, job_lines
 from benchmarks.policy import write_policy
 from gpuledger.core import incremental
-from gpuledger.core.warehouse import run_dbt
+from gpuledger.core.warehouse import prepare, run_dbt
 from orchestration.project import prepare_manifest
 from orchestration.warehouse_assets import INCREMENTAL_KEYS
 from tests.conftest import run_cli
 
 DAY = dt.datetime(2026, 10, 1)
 NODE = Node("gpu-h100-0000", 0, "slurm", "10.0.0.0", tuple(f"GPU-{i:04d}" for i in range(8)))
-MODELS = ["stg_slurm__jobs", "stg_requests__requests", "int_slurm_workloads"]
-SCHEMAS = {"int_slurm_workloads": "intermediate"}
+MODELS = [
+    "stg_slurm__jobs",
+    "stg_requests__requests",
+    "int_slurm_workloads",
+    "int_gateway_requests",
+    "dim_workload",
+]
+SCHEMAS = {
+    "int_slurm_workloads": "intermediate",
+    "int_gateway_requests": "intermediate",
+    "dim_workload": "marts",
+}
 TABLES = {
     "stg_slurm__jobs": ("job_id", "job_state"),
     "stg_requests__requests": ("request_id", "outcome"),
@@ -126,6 +136,7 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         first_at,
     )
     first_batches = set(incremental.manifested_batches(home))
+    prepare(home, policy)  # the policy snapshot and the salt a build reads
     whole_first = _build(home, None)
     # the second round: job 1 and request 1 corrected by a later extraction; job 2 and
     # request 2 re-exported from an extraction older than the first round's; new ones
@@ -167,12 +178,15 @@ def test_a_keyed_run_recomputes_only_the_keys_its_batches_name(homes: dict) -> N
     recomputed = dict(
         re.findall(r"gpuledger kept by key: (\w+) recomputed (\d+) key\(s\) of 4", homes["keyed"])
     )
-    # jobs 1, 2 and 4; requests 1, 2 and 4: not job 3 or request 3; the workloads of jobs
-    # 1 and 4 only (job 2's report from the older extraction lost: its row did not change)
+    # jobs 1, 2 and 4; requests 1, 2 and 4: not job 3 or request 3; downstream, the
+    # workloads of jobs 1 and 4 and the requests 1 and 4 only (the reports of job 2 and
+    # request 2 from the older extraction lost: their rows did not change)
     assert recomputed == {
         "stg_slurm__jobs": "3",
         "stg_requests__requests": "3",
         "int_slurm_workloads": "2",
+        "int_gateway_requests": "2",
+        "dim_workload": "2",
     }
 
 
@@ -197,7 +211,7 @@ def test_a_run_naming_no_new_batch_changes_nothing(homes: dict, tmp_path: Path) 
     shutil.copytree(homes["home"], home)
     before = {table: _rows(home, table) for table in MODELS}
     output = _build(home, "-")
-    assert re.findall(r"recomputed (\d+) key\(s\) of 0", output) == ["0", "0", "0"]
+    assert re.findall(r"recomputed (\d+) key\(s\) of 0", output) == ["0"] * len(MODELS)
     assert {table: _rows(home, table) for table in MODELS} == before
 
 

@@ -2,11 +2,17 @@
     when it finishes, so both sides of the reconciliation date it alike). The caller's
     tenant is the policy tenant of that id; an id the policy does not know goes to the
     `__unattributed__` suspense tenant (gateway_tenant_id keeps what the gateway logged). A
-    rejected request never reached a model server. -#}
+    rejected request never reached a model server.
+
+    Kept per request (by_key): a daily run recomputes the requests whose staging row a new
+    batch now holds, and keeps the others' rows; a change of the policy makes it whole
+    (macros/keyed.sql, gpuledger.core.incremental.keyed_fingerprint). -#}
+{{ config(**gpuledger.by_key_config(['request_id'])) }}
 with
 
 requests as (
     select * from {{ ref('stg_requests__requests') }}
+    where {{ gpuledger.keyed(ref('stg_requests__requests'), ['request_id']) }}
 ),
 
 tenants as (

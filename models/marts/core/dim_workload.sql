@@ -1,11 +1,18 @@
 {#- One row per workload (a Slurm job, array task or heterogeneous job), its scheduler facts
     and end state. User and job names are personal data: hashed with the home's salt, dropped
     or kept, as the personal_data setting says (staging keeps them; BI tools read only the
-    marts). -#}
+    marts).
+
+    Kept per workload (by_key): a daily run recomputes the workloads int_slurm_workloads
+    recomputed (those with a job row a new batch now holds), and keeps the others' rows; a
+    change of the settings or the salt makes it whole (macros/keyed.sql,
+    gpuledger.core.incremental.keyed_fingerprint). -#}
+{{ config(**gpuledger.by_key_config(['workload_id'])) }}
 with
 
 jobs as (
     select * from {{ ref('int_slurm_workloads') }}
+    where {{ gpuledger.keyed(ref('stg_slurm__jobs'), ['workload_id']) }}
 ),
 
 settings as (
