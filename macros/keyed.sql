@@ -35,24 +35,31 @@
 
 {#- A predicate on the records of `relation` (a raw source, or a model kept per key) keeping
     the records of the keys (`key`, its columns) this run recomputes: those the new batches
-    (keyed_batches) name, every record of them whatever batch holds it; `true` when the
-    model is made whole. On a raw source the batch filter is on a column each batch's file
-    holds one value of, so DuckDB reads only the new batches' files to find the keys. -#}
-{% macro keyed(relation, key) -%}
+    (keyed_batches) name, every record of them whatever batch holds it, and those `also`
+    selects (a query of the same columns, where `__keyed_batches__` stands for the new
+    batches' ids: the keys a new batch changes without naming them); `true` when the model
+    is made whole. On a raw source the batch filter is on a column each batch's file holds
+    one value of, so DuckDB reads only the new batches' files to find the keys. -#}
+{% macro keyed(relation, key, also=none) -%}
     {%- set batches = gpuledger.keyed_batches() -%}
     {%- if batches is none -%}
         true
     {%- elif not batches -%}
         false
     {%- else -%}
+        {%- set named -%}
+            {%- for batch in batches -%}
+                '{{ batch }}'{{ ', ' if not loop.last }}
+            {%- endfor -%}
+        {%- endset -%}
         ({{ key | join(', ') }}) in (
             select {{ key | join(', ') }}
             from {{ relation }}
-            where batch_id in (
-                {%- for batch in batches -%}
-                    '{{ batch }}'{{ ', ' if not loop.last }}
-                {%- endfor -%}
-            )
+            where batch_id in ({{ named }})
+            {%- if also is not none %}
+            union all
+            {{ also | replace('__keyed_batches__', named) }}
+            {%- endif %}
         )
     {%- endif -%}
 {%- endmacro %}

@@ -19,7 +19,7 @@ the models' code changed since (FINGERPRINT: their SQL and the project's macros)
 refresh and an incremental history give the same tables (tests/e2e/test_incremental.py).
 
 The models whose rows are per record key (KEYED_MODELS: a Slurm job, a gateway request, a
-Slurm workload; the by_key materialization) are handed the same new batches (KEYED_VARIABLE): they
+pod's GPU request, a Slurm workload; the by_key materialization) are handed the same new batches (KEYED_VARIABLE): they
 recompute the keys those batches name and keep the other keys' rows, so a daily run does not
 re-rank every report of the history (tests/e2e/test_keyed_staging.py). They are made whole
 with the models above, and on their own when their code, the home's policy snapshot or its
@@ -65,6 +65,7 @@ INCREMENTAL_MODELS = (
 KEYED_MODELS = (
     ("staging", "stg_slurm__jobs", "staging/slurm"),
     ("staging", "stg_requests__requests", "staging/requests"),
+    ("staging", "stg_kubernetes__pod_allocations_kept", "staging/kubernetes"),
     ("intermediate", "int_slurm_workloads", "intermediate/work"),
     ("intermediate", "int_gateway_requests", "intermediate/work"),
     ("marts", "dim_workload", "marts/core"),

@@ -1,13 +1,15 @@
 """Models kept per record key (macros/keyed.sql, macros/materializations/by_key.sql).
 
-sacct text and a gateway log land through `gpuledger ingest` in two rounds. The second
-round re-reports jobs and requests of the first: one corrected by a later extraction (its
-new version must win), one re-exported from an older extraction (the first round's version
-must stay), with new ones beside them. The staging of jobs and requests and the Slurm
-workloads, built whole after the first round and then per key (GPULEDGER_KEYED_BATCHES naming
-the second round's batches), must hold the same rows as those built whole from both rounds,
-having recomputed only the keys the second round names (and only the workloads whose job
-rows changed).
+sacct text, a gateway log and kubectl's pods land through `gpuledger ingest` in two rounds.
+The second round re-reports jobs and requests of the first: one corrected by a later
+extraction (its new version must win), one re-exported from an older extraction (the first
+round's version must stay), with new ones beside them, and observes some of the pods
+again. The models kept per key, built whole after the first round and then per key
+(GPULEDGER_KEYED_BATCHES naming the second round's batches), must hold the same rows as those
+built whole from both rounds, having recomputed only the keys the second round names (and
+downstream only the rows whose staging rows changed). A pod that a new complete list ends
+without naming it (only the live client records lists as complete) is
+tests/integration/test_kubernetes_live.py's.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import duckdb
 import pytest
 
 from benchmarks.fleet import Node, Run
+from benchmarks.formats.kubernetes import pod_object
 from benchmarks.formats.requests import Request, write_requests_day
 from benchmarks.formats.slurm import HEADER, job_lines
 from benchmarks.policy import write_policy
@@ -37,6 +40,7 @@ NODE = Node("gpu-h100-0000", 0, "slurm", "10.0.0.0", tuple(f"GPU-{i:04d}" for i 
 MODELS = [
     "stg_slurm__jobs",
     "stg_requests__requests",
+    "stg_kubernetes__pod_allocations_kept",
     "int_slurm_workloads",
     "int_gateway_requests",
     "dim_workload",
@@ -46,6 +50,7 @@ SCHEMAS = {
     "int_gateway_requests": "intermediate",
     "dim_workload": "marts",
 }
+POD_NODE = Node("k8s-h100-0000", 1, "kubernetes", "10.0.1.0", tuple(f"GPU-K{i}" for i in range(8)))
 TABLES = {
     "stg_slurm__jobs": ("job_id", "job_state"),
     "stg_requests__requests": ("request_id", "outcome"),
@@ -73,6 +78,30 @@ def _request(number: int, outcome: str) -> Request:
     )
 
 
+def _pod(run_id: int, start_hour: int, end_hour: int = 23) -> Run:
+    start = DAY + dt.timedelta(hours=start_hour)
+    return Run(
+        run_id, POD_NODE, 0, 1, start, DAY + dt.timedelta(hours=end_hour), "ns-a", "COMPLETED"
+    )
+
+
+def _pods(
+    watched: list[tuple[Run, str]] = (), listed: list[tuple[Run, str]] = ()
+) -> dict[str, str]:
+    """kubectl's files: a watch of (pod, phase) MODIFIED events, a List of pods."""
+    files = {}
+    if watched:
+        events = [
+            {"object": pod_object(r, phase, 100 + i), "type": "MODIFIED"}
+            for i, (r, phase) in enumerate(watched)
+        ]
+        files["watch.jsonl"] = "".join(json.dumps(e) + "\n" for e in events)
+    if listed:
+        items = [pod_object(r, phase, 200 + i) for i, (r, phase) in enumerate(listed)]
+        files["pods.json"] = json.dumps({"apiVersion": "v1", "items": items, "kind": "List"})
+    return files
+
+
 def _land(
     home: Path,
     policy: Path,
@@ -80,13 +109,22 @@ def _land(
     runs: list[Run],
     requests: list[Request],
     extracted_at: dt.datetime,
+    pods: dict[str, str] | None = None,
 ) -> None:
     folder.mkdir(parents=True)
-    sacct = folder / "sacct.txt"
-    sacct.write_text(HEADER + "\n" + "".join("\n".join(job_lines(r)) + "\n" for r in runs))
-    log = folder / "gateway.jsonl"
-    write_requests_day(log, requests)
-    for source, path in (("slurm", sacct), ("requests", log)):
+    files = []
+    if runs:
+        sacct = folder / "sacct.txt"
+        sacct.write_text(HEADER + "\n" + "".join("\n".join(job_lines(r)) + "\n" for r in runs))
+        files.append(("slurm", sacct))
+    if requests:
+        log = folder / "gateway.jsonl"
+        write_requests_day(log, requests)
+        files.append(("requests", log))
+    for name, text in (pods or {}).items():
+        (folder / name).write_text(text)
+        files.append(("kubernetes", folder / name))
+    for source, path in files:
         result = run_cli(
             home,
             policy,
@@ -105,6 +143,7 @@ def _build(home: Path, keyed: str | None) -> str:
     environment = {} if keyed is None else {incremental.KEYED_VARIABLE: keyed}
     lines: list[str] = []
     selected = [f"+{model}" for model in MODELS]  # and the batch manifests they read
+    selected.append("+stg_kubernetes__pod_allocations")  # the view over the pods kept
     run_dbt(home, ["run", "--select", *selected], environment, on_line=lines.append)
     return "\n".join(lines)
 
@@ -127,6 +166,17 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     policy = write_policy(root / "policy", 8, ["slurm", "requests"])
     home = root / "home"
     first_at = DAY + dt.timedelta(days=1)
+    # pod 7 watched early; pods 1-3 listed (kubectl's files: no list is known complete)
+    pods = {n: _pod(n, n) for n in (1, 2, 3, 4, 7)}
+    _land(
+        home,
+        policy,
+        root / "first-watch",
+        [],
+        [],
+        first_at - dt.timedelta(hours=12),
+        _pods(watched=[(pods[7], "Running")]),
+    )
     _land(
         home,
         policy,
@@ -134,12 +184,14 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         [_run(1, "FAILED"), _run(2, "COMPLETED"), _run(3, "COMPLETED")],
         [_request(1, "error"), _request(2, "success"), _request(3, "success")],
         first_at,
+        _pods(listed=[(pods[n], "Running") for n in (1, 2, 3)]),
     )
     first_batches = set(incremental.manifested_batches(home))
     prepare(home, policy)  # the policy snapshot and the salt a build reads
     whole_first = _build(home, None)
     # the second round: job 1 and request 1 corrected by a later extraction; job 2 and
     # request 2 re-exported from an extraction older than the first round's; new ones
+    # pod 1 succeeded and pod 4 started (watched); the new list has pods 1, 3 and 4
     _land(
         home,
         policy,
@@ -147,6 +199,10 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         [_run(1, "COMPLETED"), _run(4, "COMPLETED")],
         [_request(1, "success"), _request(4, "error")],
         first_at + dt.timedelta(hours=6),
+        _pods(
+            watched=[(pods[1], "Succeeded"), (pods[4], "Running")],
+            listed=[(pods[1], "Succeeded"), (pods[3], "Running"), (pods[4], "Running")],
+        ),
     )
     _land(
         home,
@@ -173,17 +229,20 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 
 def test_a_keyed_run_recomputes_only_the_keys_its_batches_name(homes: dict) -> None:
     print(homes["keyed"])
-    assert len(homes["new"]) == 4  # two rounds of sacct and gateway files
+    # the second round: sacct, gateway, pod watch and pod list; the older sacct and gateway
+    assert len(homes["new"]) == 6
     assert "gpuledger kept by key" not in homes["whole_first"]
     recomputed = dict(
-        re.findall(r"gpuledger kept by key: (\w+) recomputed (\d+) key\(s\) of 4", homes["keyed"])
+        re.findall(r"gpuledger kept by key: (\w+) recomputed (\d+) key\(s\) of 6", homes["keyed"])
     )
-    # jobs 1, 2 and 4; requests 1, 2 and 4: not job 3 or request 3; downstream, the
-    # workloads of jobs 1 and 4 and the requests 1 and 4 only (the reports of job 2 and
-    # request 2 from the older extraction lost: their rows did not change)
+    # jobs 1, 2 and 4; requests 1, 2 and 4: not job 3 or request 3; pods 1, 3 and 4, not 2
+    # or 7; downstream, the workloads of jobs 1 and 4 and the requests 1 and 4 only (the
+    # reports of job 2 and request 2 from the older extraction lost: their rows did not
+    # change)
     assert recomputed == {
         "stg_slurm__jobs": "3",
         "stg_requests__requests": "3",
+        "stg_kubernetes__pod_allocations_kept": "3",
         "int_slurm_workloads": "2",
         "int_gateway_requests": "2",
         "dim_workload": "2",
@@ -194,7 +253,7 @@ def test_a_keyed_history_equals_staging_built_whole(homes: dict) -> None:
     for table in MODELS:
         kept, whole = _rows(homes["home"], table), _rows(homes["full"], table)
         assert kept == whole, table
-        assert len(kept) == 4
+        assert len(kept) == (5 if "kubernetes" in table else 4)
     jobs = _state(homes["home"], "stg_slurm__jobs")
     assert jobs == {"1": "COMPLETED", "2": "COMPLETED", "3": "COMPLETED", "4": "COMPLETED"}
     requests = _state(homes["home"], "stg_requests__requests")
@@ -204,6 +263,20 @@ def test_a_keyed_history_equals_staging_built_whole(homes: dict) -> None:
         "req-0003": "success",
         "req-0004": "error",
     }
+    with duckdb.connect(str(homes["home"] / "warehouse.duckdb"), read_only=True) as con:
+        pods = con.execute(
+            "select pod_name, finished_at_source, finished_at, observed_through_at "
+            "from staging.stg_kubernetes__pod_allocations order by pod_name"
+        ).fetchall()
+    assert [row[:3] for row in pods] == [
+        ("train-1-0001", "terminated", DAY + dt.timedelta(hours=23)),
+        ("train-2-0002", None, None),
+        ("train-3-0003", None, None),
+        ("train-4-0004", None, None),
+        ("train-7-0007", None, None),
+    ]
+    # open pods run at least until the cluster's latest observation: the second round's
+    assert {row[3] for row in pods} == {DAY + dt.timedelta(days=1, hours=6)}
 
 
 def test_a_run_naming_no_new_batch_changes_nothing(homes: dict, tmp_path: Path) -> None:

@@ -18,13 +18,18 @@ JSON lines. The script, per pod (2026-10-20, UTC):
       (deletionTimestamp 11:10, still running)
   -- run 3 resumes from an expired resourceVersion (900): HTTP 410, list 3 (rv 1026) --
 
-After `gpuledger build`, every pod's allocation interval is in staging exactly once.
+After `gpuledger build`, every pod's allocation interval is in staging exactly once. A build
+before run 3 and one after it: the second keeps the pods' requests per key, recomputing those
+list 3 names (F G H; E holds no GPU) and C and D, which no batch of run 3 names but list 3
+ends (last seen before it, not in it: gone by it), and holds what a build of every batch at
+once holds.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import shutil
 import socket
 import threading
@@ -209,6 +214,25 @@ def raw_rows(home: Path, table: str) -> list[dict[str, object]]:
     return rows
 
 
+def _keyed_build_equals_whole(home: Path, whole: Path, recomputed: int) -> None:
+    """`gpuledger build` of `home` (its pods kept per request: `recomputed` of them) gives
+    the rows a new warehouse over the same batches gives."""
+    build = run_cli(home, None, "build")
+    assert build.exit_code == 0, build.stderr
+    kept = re.findall(
+        r"gpuledger kept by key: stg_kubernetes__pod_allocations_kept recomputed (\d+) key",
+        (home / "dbt" / "target" / "dbt.log").read_text(),
+    )
+    assert kept[-1:] == [str(recomputed)]
+    shutil.copytree(home, whole)
+    for path in whole.glob("warehouse.duckdb*"):
+        path.unlink()
+    built = run_cli(whole, None, "build")
+    assert built.exit_code == 0, built.stderr
+    every = "select * from staging.stg_kubernetes__pod_allocations order by all"
+    assert sql(home, every) == sql(whole, every)
+
+
 def test_watch_survives_410_and_restarts_without_duplicates_or_lost_intervals(
     home: Path, tmp_path: Path
 ) -> None:
@@ -246,6 +270,9 @@ def test_watch_survives_410_and_restarts_without_duplicates_or_lost_intervals(
         live(home, url, "--max-events", "3", "--timeout-seconds", "60")
         assert state(home)["pods"] == "1026"
 
+        first = run_cli(home, None, "build")
+        assert first.exit_code == 0, first.stderr
+
         # Run 3: the saved resourceVersion expired while the extractor was down (HTTP 410).
         saved = json.loads((home / "state" / "kubernetes" / "lab.json").read_text())
         saved["resource_versions"]["pods"] = "900"
@@ -256,6 +283,7 @@ def test_watch_survives_410_and_restarts_without_duplicates_or_lost_intervals(
         assert "re-listed 4 at resourceVersion 1026" in log3
         assert len(rec.calls("pods", "list")) == 3
         assert state(home)["pods"] == "1026"
+    _keyed_build_equals_whole(home, tmp_path / "whole", recomputed=5)  # F G H, and C D
 
     # The same pods saved by kubectl and ingested as a file add observations, not rows.
     listed = tmp_path / "pods.json"

@@ -1,161 +1,68 @@
-{#- One row per pod container GPU request: (cluster, pod UID, container, resource). Pods are
-    observed many times (lists, watch events, re-lists after 410 Gone, replays after a
-    restart); a deleted or terminated observation wins, then the latest. The start is the
-    earliest container start any observation showed (a crash-looping container's status
-    only keeps its last two runs). The end is the winning observation's finish; else, for
-    a pod a later complete list no longer had (deleted while the watch had expired), that
-    list's time (an upper bound; `last_observed_at` is the lower one); else, for a pod
-    seen deleted or terminated without a finish time, its last observation. A started
-    request without any end evidence stays open; it is known to run at least until the
-    cluster's latest observation (`observed_through_at`). -#}
+{#- One row per pod container GPU request (cluster, pod UID, container, resource): its latest
+    word and interval (stg_kubernetes__pod_allocations_kept, kept per request), and how long
+    an open request is known to run at least: its cluster's latest observation
+    (`observed_through_at`, stg_kubernetes__observed_through). A view: the latest
+    observation moves with every batch, for every request of the cluster, so it is joined
+    when the view is read, and the requests' rows are kept. It reads only the warehouse's
+    tables (not the landed files), so it can be read from anywhere. -#}
+{{ config(materialized='view') }}
 with
 
-allocations as (
-    select * from {{ source('kubernetes', 'kubernetes_pod_allocations') }}
-),
-
-snapshots as (
-    select * from {{ source('kubernetes', 'kubernetes_list_snapshots') }}
-),
-
-observations as (
-    select
-        *,
-        coalesce(phase in ('Succeeded', 'Failed'), false) as is_terminal
-    from allocations
-),
-
-latest as (
-    {{ gpuledger.latest_landed(
-        'observations',
-        key=['cluster', 'pod_uid', 'container_name', 'resource_name'],
-        prefer=['is_deleted desc', 'is_terminal desc', 'observed_at desc'],
-        across_versions={
-            'first_started_at': 'min(started_at)',
-            'first_observed_at': 'min(observed_at)',
-            'last_observed_at': 'max(observed_at)'
-        }
-    ) }}
-),
-
-pod_snapshots as (
-    {{ gpuledger.landed_records('snapshots', where="resource = 'pods'") }}
-),
-
-cluster_observations as (
-    {#- a pod's last observation is the latest of all its observations -#}
-    select
-        cluster,
-        last_observed_at as observed_at
-    from latest
-    union all
-    select
-        cluster,
-        observed_at
-    from pod_snapshots
+kept as (
+    select * from {{ ref('stg_kubernetes__pod_allocations_kept') }}
 ),
 
 observed_through as (
-    select
-        cluster,
-        max(observed_at) as observed_through_at
-    from cluster_observations
-    group by cluster
-),
-
-gone as (
-    select
-        latest.cluster,
-        latest.pod_uid,
-        latest.container_name,
-        latest.resource_name,
-        min(pod_snapshots.observed_at) as gone_by_at
-    from latest
-    inner join pod_snapshots
-        on
-            latest.cluster = pod_snapshots.cluster
-            and latest.last_observed_at < pod_snapshots.observed_at
-    group by
-        latest.cluster,
-        latest.pod_uid,
-        latest.container_name,
-        latest.resource_name
-),
-
-ended as (
-    select
-        latest.*,
-        gone.gone_by_at,
-        observed_through.observed_through_at,
-        case
-            when latest.first_started_at is null then null
-            when latest.finished_at is not null then latest.finished_at
-            when gone.gone_by_at is not null then gone.gone_by_at
-            when latest.is_deleted or latest.is_terminal then latest.last_observed_at
-        end as interval_end_at,
-        case
-            when latest.first_started_at is null then null
-            when latest.finished_at is not null then latest.finished_at_source
-            when gone.gone_by_at is not null then 'absent_from_relist'
-            when latest.is_deleted or latest.is_terminal then 'last_observed'
-        end as interval_end_source
-    from latest
-    left join gone
-        on
-            latest.cluster = gone.cluster
-            and latest.pod_uid = gone.pod_uid
-            and latest.container_name = gone.container_name
-            and latest.resource_name = gone.resource_name
-    inner join observed_through
-        on latest.cluster = observed_through.cluster
+    select * from {{ ref('stg_kubernetes__observed_through') }}
 ),
 
 final as (
     select
-        cluster || ':' || pod_uid || ':' || container_name || ':' || resource_name
-            as pod_allocation_id,
-        'k8s:' || cluster || ':' || pod_uid as workload_id,
-        cluster as cluster_id,
-        pod_uid,
-        pod_name,
-        namespace as namespace_name,
-        node_name,
-        phase as pod_phase,
-        pod_reason,
-        container_name,
-        container_type,
-        container_id,
-        resource_name,
-        quantity as device_count,
-        sharing_mode,
-        mig_profile,
-        timeslice_replicas,
-        first_started_at as started_at,
-        interval_end_at as finished_at,
-        interval_end_source as finished_at_source,
-        first_started_at is not null as has_started,
-        first_started_at is not null and interval_end_at is null as is_open,
-        first_observed_at,
-        last_observed_at,
-        observed_through_at,
-        gone_by_at,
-        creation_at as created_at,
-        scheduled_at,
-        pod_started_at,
-        deletion_at as deleted_at,
-        is_deleted,
-        is_terminal,
-        termination_reason,
-        exit_code,
-        restart_count,
-        owner_kind,
-        owner_name,
-        owner_uid,
-        resource_version,
-        batch_id,
-        extracted_at,
-        source_line
-    from ended
+        kept.pod_allocation_id,
+        kept.workload_id,
+        kept.cluster_id,
+        kept.pod_uid,
+        kept.pod_name,
+        kept.namespace_name,
+        kept.node_name,
+        kept.pod_phase,
+        kept.pod_reason,
+        kept.container_name,
+        kept.container_type,
+        kept.container_id,
+        kept.resource_name,
+        kept.device_count,
+        kept.sharing_mode,
+        kept.mig_profile,
+        kept.timeslice_replicas,
+        kept.started_at,
+        kept.finished_at,
+        kept.finished_at_source,
+        kept.has_started,
+        kept.is_open,
+        kept.first_observed_at,
+        kept.last_observed_at,
+        observed_through.observed_through_at,
+        kept.gone_by_at,
+        kept.created_at,
+        kept.scheduled_at,
+        kept.pod_started_at,
+        kept.deleted_at,
+        kept.is_deleted,
+        kept.is_terminal,
+        kept.termination_reason,
+        kept.exit_code,
+        kept.restart_count,
+        kept.owner_kind,
+        kept.owner_name,
+        kept.owner_uid,
+        kept.resource_version,
+        kept.batch_id,
+        kept.extracted_at,
+        kept.source_line
+    from kept
+    inner join observed_through
+        on kept.cluster_id = observed_through.cluster_id
 )
 
 select * from final
