@@ -253,3 +253,13 @@ def test_a_change_of_policy_or_secrets_makes_the_keyed_models_whole_not_the_tele
 
     (tmp_path / "secrets" / "personal_data_salt.csv").write_text("salt\ns2\n")
     assert not incremental.window(tmp_path).keyed
+    incremental.record(tmp_path, incremental.window(tmp_path))
+    assert incremental.window(tmp_path).keyed
+
+    # a keyed model the warehouse lacks (new to the project): they are made whole, and the
+    # telemetry's days are not rebuilt
+    schema, model, _ = incremental.KEYED_MODELS[-1]
+    with connect(tmp_path, read_only=False) as con:
+        con.execute(f"drop table {schema}.{model}")
+    missing = incremental.window(tmp_path)
+    assert (missing.keyed, missing.full_refresh) == (False, False)

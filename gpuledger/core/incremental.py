@@ -19,12 +19,13 @@ the models' code changed since (FINGERPRINT: their SQL and the project's macros)
 refresh and an incremental history give the same tables (tests/e2e/test_incremental.py).
 
 The models whose rows are per record key (KEYED_MODELS: a Slurm job, a gateway request, a
-pod's GPU request, a Slurm workload; the by_key materialization) are handed the same new batches (KEYED_VARIABLE): they
-recompute the keys those batches name and keep the other keys' rows, so a daily run does not
-re-rank every report of the history (tests/e2e/test_keyed_staging.py). They are made whole
-with the models above, and on their own when their code, the home's policy snapshot or its
-secrets changed since the recorded build (KEYED_STATE_TABLE: a gateway request's tenant is the
-policy's, a workload's user name is hashed with the home's salt), without the telemetry.
+pod's GPU request, a Slurm workload; the by_key materialization) are handed the same new
+batches (KEYED_VARIABLE): they recompute the keys those batches name and keep the other keys'
+rows, so a daily run does not re-rank every report of the history
+(tests/e2e/test_keyed_staging.py). They are made whole with the models above, and on their
+own when their code, the home's policy snapshot or its secrets changed since the recorded
+build (KEYED_STATE_TABLE: a gateway request's tenant is the policy's, a workload's user name
+is hashed with the home's salt) or one of their tables is missing, without the telemetry.
 """
 
 from __future__ import annotations
@@ -310,17 +311,20 @@ def _column_span(path: Path, meta: pq.FileMetaData, column: str) -> list[dt.date
 
 def _built(home: Path, current: str) -> tuple[set[str], str | None] | None:
     """The batches the incremental models hold and the keyed models' recorded fingerprint
-    (None when not recorded), or None when they must be rebuilt whole."""
+    (None when not recorded or a keyed model's table is missing: a model new to the project
+    is made whole with the others, the telemetry kept), or None when they must be rebuilt
+    whole."""
     if not warehouse_path(home).exists():
         return None
     con = connect(home)
     try:
-        present = all(has_relation(con, schema, model) for schema, model, _ in RECORDED_MODELS)
+        present = all(has_relation(con, s, model) for s, model, _ in INCREMENTAL_MODELS)
         if not present or not has_relation(con, "main", STATE_TABLE):
             return None
         rows = con.execute(f"select batch_id, fingerprint from main.{STATE_TABLE}").fetchall()
         keyed = None
-        if has_relation(con, "main", KEYED_STATE_TABLE):
+        kept = all(has_relation(con, s, model) for s, model, _ in KEYED_MODELS)
+        if kept and has_relation(con, "main", KEYED_STATE_TABLE):
             found = con.execute(f"select fingerprint from main.{KEYED_STATE_TABLE}").fetchall()
             keyed = found[0][0] if len(found) == 1 else None
     finally:
