@@ -23,9 +23,10 @@ pod's GPU request, a Slurm workload; the by_key materialization) are handed the 
 batches (KEYED_VARIABLE): they recompute the keys those batches name and keep the other keys'
 rows, so a daily run does not re-rank every report of the history
 (tests/e2e/test_keyed_staging.py). They are made whole with the models above, and on their
-own when their code, the home's policy snapshot or its secrets changed since the recorded
-build (KEYED_STATE_TABLE: a gateway request's tenant is the policy's, a workload's user name
-is hashed with the home's salt) or one of their tables is missing, without the telemetry.
+own when the project's code, the home's policy snapshot or its secrets changed since the
+recorded build (KEYED_STATE_TABLE: a gateway request's tenant is the policy's, a workload's
+user name is hashed with the home's salt) or one of their tables is missing, without the
+telemetry.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
+from gpuledger.core import period_scope
 from gpuledger.core.home import PROJECT_DIR, warehouse_path
 from gpuledger.core.warehouse import connect, has_relation
 
@@ -59,10 +61,10 @@ INCREMENTAL_MODELS = (
 # (schema, model, its folder under models/) of the models kept per record key (the by_key
 # materialization, macros/keyed.sql): a build recomputes the keys its new batches name
 # (Window.keyed) and keeps the others' rows; recorded and made whole with the models above,
-# and alone when their own fingerprint changed (keyed_fingerprint: their code, the policy
-# snapshot, the secrets). Each reads landed records, or keyed models' rows (the keys: those
-# whose batch_id, the batch of the report that won, is new), and else only the policy and
-# the secrets
+# and alone when their own fingerprint changed (keyed_fingerprint: the project's code, the
+# policy snapshot, the secrets). Each reads landed records, or keyed models' rows (the keys:
+# those whose batch_id, the batch of the report that won, is new), and else only the policy
+# and the secrets
 KEYED_MODELS = (
     ("staging", "stg_slurm__jobs", "staging/slurm"),
     ("staging", "stg_requests__requests", "staging/requests"),
@@ -150,14 +152,15 @@ def fingerprint() -> str:
 
 
 def keyed_fingerprint(home: Path) -> str:
-    """A hash of the keyed models' SQL, every macro, and the home's policy snapshot and
-    secrets: when it changes, the keys kept were computed by other code or policy, so the
-    next build makes the keyed models whole (the telemetry stays)."""
-    named = _code(KEYED_MODELS)
+    """A hash of the project's models, macros and seeds and of the home's policy snapshot
+    and secrets: when it changes, the keys kept were computed by other code (theirs, or a
+    model they read: the policy's staging, the batch manifests) or another policy or salt,
+    so the next build makes the keyed models whole (the telemetry stays)."""
+    named: list[tuple[str, Path]] = []
+    for name in period_scope.PROJECT_INPUTS:
+        named += period_scope.files_under(PROJECT_DIR, PROJECT_DIR / name)
     for folder in KEYED_HOME_INPUTS:
-        root = home / folder
-        found = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
-        named += [(f"home/{p.relative_to(home).as_posix()}", p) for p in found]
+        named += [(f"home/{n}", p) for n, p in period_scope.files_under(home, home / folder)]
     return _digest(named)
 
 

@@ -48,7 +48,7 @@ PERIOD_MODELS = (
 STATE_TABLE = "period_scope_frozen"
 FROZEN_VARIABLE = "GPULEDGER_FROZEN_PERIODS"
 # what the models compute from besides the landed batches
-_PROJECT_INPUTS = ("models", "macros", "seeds", "dbt_project.yml")
+PROJECT_INPUTS = ("models", "macros", "seeds", "dbt_project.yml")
 
 
 def fingerprint(home: Path) -> str:
@@ -56,16 +56,16 @@ def fingerprint(home: Path) -> str:
     when it changes, the frozen rows were computed by other code or policy."""
     digest = hashlib.sha256()
     named: list[tuple[str, Path]] = []
-    for name in _PROJECT_INPUTS:
-        named += _files(PROJECT_DIR, PROJECT_DIR / name)
-    named += _files(home, home / "policy")
+    for name in PROJECT_INPUTS:
+        named += files_under(PROJECT_DIR, PROJECT_DIR / name)
+    named += files_under(home, home / "policy")
     for name, path in named:
         digest.update(name.encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-def _files(root: Path, path: Path) -> list[tuple[str, Path]]:
+def files_under(root: Path, path: Path) -> list[tuple[str, Path]]:
     """The files at `path` (a file, or a folder's files in order), named from `root`."""
     found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
     return [(p.relative_to(root).as_posix(), p) for p in found if p.exists()]
