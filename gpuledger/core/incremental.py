@@ -69,6 +69,7 @@ KEYED_MODELS = (
     ("staging", "stg_slurm__jobs", "staging/slurm"),
     ("staging", "stg_requests__requests", "staging/requests"),
     ("staging", "stg_kubernetes__pod_allocations_kept", "staging/kubernetes"),
+    ("staging", "stg_kubernetes__pending_requests", "staging/kubernetes"),
     ("intermediate", "int_slurm_workloads", "intermediate/work"),
     ("intermediate", "int_gateway_requests", "intermediate/work"),
     ("marts", "dim_workload", "marts/core"),

@@ -41,6 +41,7 @@ MODELS = [
     "stg_slurm__jobs",
     "stg_requests__requests",
     "stg_kubernetes__pod_allocations_kept",
+    "stg_kubernetes__pending_requests",
     "int_slurm_workloads",
     "int_gateway_requests",
     "dim_workload",
@@ -166,8 +167,9 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     policy = write_policy(root / "policy", 8, ["slurm", "requests"])
     home = root / "home"
     first_at = DAY + dt.timedelta(days=1)
-    # pod 7 watched early; pods 1-3 listed (kubectl's files: no list is known complete)
-    pods = {n: _pod(n, n) for n in (1, 2, 3, 4, 7)}
+    # pod 7 watched early; pods 1-3 listed, and 5 pending (kubectl's files: no list is
+    # known complete)
+    pods = {n: _pod(n, n) for n in (1, 2, 3, 4, 5, 6, 7)}
     _land(
         home,
         policy,
@@ -184,14 +186,15 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         [_run(1, "FAILED"), _run(2, "COMPLETED"), _run(3, "COMPLETED")],
         [_request(1, "error"), _request(2, "success"), _request(3, "success")],
         first_at,
-        _pods(listed=[(pods[n], "Running") for n in (1, 2, 3)]),
+        _pods(listed=[(pods[n], "Running") for n in (1, 2, 3)] + [(pods[5], "Pending")]),
     )
     first_batches = set(incremental.manifested_batches(home))
     prepare(home, policy)  # the policy snapshot and the salt a build reads
     whole_first = _build(home, None)
     # the second round: job 1 and request 1 corrected by a later extraction; job 2 and
     # request 2 re-exported from an extraction older than the first round's; new ones
-    # pod 1 succeeded and pod 4 started (watched); the new list has pods 1, 3 and 4
+    # pod 1 succeeded, pods 4 and 5 started, pod 6 is pending (watched); the new list has
+    # pods 1, 3 and 4
     _land(
         home,
         policy,
@@ -200,7 +203,12 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         [_request(1, "success"), _request(4, "error")],
         first_at + dt.timedelta(hours=6),
         _pods(
-            watched=[(pods[1], "Succeeded"), (pods[4], "Running")],
+            watched=[
+                (pods[1], "Succeeded"),
+                (pods[4], "Running"),
+                (pods[5], "Running"),
+                (pods[6], "Pending"),
+            ],
             listed=[(pods[1], "Succeeded"), (pods[3], "Running"), (pods[4], "Running")],
         ),
     )
@@ -235,14 +243,15 @@ def test_a_keyed_run_recomputes_only_the_keys_its_batches_name(homes: dict) -> N
     recomputed = dict(
         re.findall(r"gpuledger kept by key: (\w+) recomputed (\d+) key\(s\) of 6", homes["keyed"])
     )
-    # jobs 1, 2 and 4; requests 1, 2 and 4: not job 3 or request 3; pods 1, 3 and 4, not 2
-    # or 7; downstream, the workloads of jobs 1 and 4 and the requests 1 and 4 only (the
-    # reports of job 2 and request 2 from the older extraction lost: their rows did not
-    # change)
+    # jobs 1, 2 and 4; requests 1, 2 and 4: not job 3 or request 3; pods 1, 3, 4, 5 and 6,
+    # not 2 or 7, and of the pending ones 6, not 5; downstream, the workloads of jobs 1 and
+    # 4 and the requests 1 and 4 only (the reports of job 2 and request 2 from the older
+    # extraction lost: their rows did not change)
     assert recomputed == {
         "stg_slurm__jobs": "3",
         "stg_requests__requests": "3",
-        "stg_kubernetes__pod_allocations_kept": "3",
+        "stg_kubernetes__pod_allocations_kept": "5",
+        "stg_kubernetes__pending_requests": "1",
         "int_slurm_workloads": "2",
         "int_gateway_requests": "2",
         "dim_workload": "2",
@@ -253,7 +262,9 @@ def test_a_keyed_history_equals_staging_built_whole(homes: dict) -> None:
     for table in MODELS:
         kept, whole = _rows(homes["home"], table), _rows(homes["full"], table)
         assert kept == whole, table
-        assert len(kept) == (5 if "kubernetes" in table else 4)
+        assert len(kept) == {"stg_kubernetes__pod_allocations_kept": 7}.get(
+            table, 2 if "pending" in table else 4
+        )
     jobs = _state(homes["home"], "stg_slurm__jobs")
     assert jobs == {"1": "COMPLETED", "2": "COMPLETED", "3": "COMPLETED", "4": "COMPLETED"}
     requests = _state(homes["home"], "stg_requests__requests")
@@ -273,6 +284,8 @@ def test_a_keyed_history_equals_staging_built_whole(homes: dict) -> None:
         ("train-2-0002", None, None),
         ("train-3-0003", None, None),
         ("train-4-0004", None, None),
+        ("train-5-0005", None, None),
+        ("train-6-0006", None, None),
         ("train-7-0007", None, None),
     ]
     # open pods run at least until the cluster's latest observation: the second round's

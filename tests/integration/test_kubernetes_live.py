@@ -224,13 +224,18 @@ def _keyed_build_equals_whole(home: Path, whole: Path, recomputed: int) -> None:
         (home / "dbt" / "target" / "dbt.log").read_text(),
     )
     assert kept[-1:] == [str(recomputed)]
+    assert (
+        "gpuledger kept by key: stg_kubernetes__pending_requests recomputed"
+        in (home / "dbt" / "target" / "dbt.log").read_text()
+    )
     shutil.copytree(home, whole)
     for path in whole.glob("warehouse.duckdb*"):
         path.unlink()
     built = run_cli(whole, None, "build")
     assert built.exit_code == 0, built.stderr
-    every = "select * from staging.stg_kubernetes__pod_allocations order by all"
-    assert sql(home, every) == sql(whole, every)
+    for table in ("stg_kubernetes__pod_allocations", "stg_kubernetes__pending_requests"):
+        every = f"select * from staging.{table} order by all"
+        assert sql(home, every) == sql(whole, every), table
 
 
 def test_watch_survives_410_and_restarts_without_duplicates_or_lost_intervals(

@@ -1,11 +1,19 @@
 {#- One row per GPU request of a pod seen Pending (cluster, pod UID, container, resource):
     when it was created, first and last seen pending, and the scheduler's latest word.
     The wait ends when the pod is scheduled or deleted: `scheduled_at`, `deleted_at` and
-    `gone_by_at` of the same `pod_allocation_id` in stg_kubernetes__pod_allocations. -#}
+    `gone_by_at` of the same `pod_allocation_id` in stg_kubernetes__pod_allocations.
+
+    Kept per request (by_key): a daily run recomputes the requests its new batches saw
+    pending, from every observation of them, and keeps the others' rows (macros/keyed.sql). -#}
+{{ config(**gpuledger.by_key_config(['pod_allocation_id'])) }}
 with
 
 pending as (
     select * from {{ source('kubernetes', 'kubernetes_pending_requests') }}
+    where {{ gpuledger.keyed(
+        source('kubernetes', 'kubernetes_pending_requests'),
+        ['cluster', 'pod_uid', 'container_name', 'resource_name']
+    ) }}
 ),
 
 latest as (
