@@ -34,7 +34,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
-import hashlib
 import itertools
 import json
 import math
@@ -48,7 +47,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
-from gpuledger.core import period_scope
+from gpuledger.core.fingerprints import digest, project_and_home
 from gpuledger.core.home import PROJECT_DIR, warehouse_path
 from gpuledger.core.warehouse import connect, has_relation
 
@@ -149,7 +148,10 @@ EMPTY_DAY = dt.date(2020, 1, 1)
 def fingerprint() -> str:
     """A hash of the incremental models' SQL and of every macro: when it changes, the days
     built before were computed by other code, so the next build rebuilds them all."""
-    return _digest(_code(INCREMENTAL_MODELS))
+    models = PROJECT_DIR / "models"
+    paths = [models / folder / f"{name}.sql" for _, name, folder in INCREMENTAL_MODELS]
+    paths += sorted((PROJECT_DIR / "macros").rglob("*.sql"))
+    return digest((path.relative_to(PROJECT_DIR).as_posix(), path) for path in paths)
 
 
 def keyed_fingerprint(home: Path) -> str:
@@ -157,27 +159,7 @@ def keyed_fingerprint(home: Path) -> str:
     and secrets: when it changes, the keys kept were computed by other code (theirs, or a
     model they read: the policy's staging, the batch manifests) or another policy or salt,
     so the next build makes the keyed models whole (the telemetry stays)."""
-    named: list[tuple[str, Path]] = []
-    for name in period_scope.PROJECT_INPUTS:
-        named += period_scope.files_under(PROJECT_DIR, PROJECT_DIR / name)
-    for folder in KEYED_HOME_INPUTS:
-        named += [(f"home/{n}", p) for n, p in period_scope.files_under(home, home / folder)]
-    return _digest(named)
-
-
-def _code(models: Iterable[tuple[str, str, str]]) -> list[tuple[str, Path]]:
-    """The SQL files of `models` and every macro, named from the project."""
-    paths = [PROJECT_DIR / "models" / folder / f"{name}.sql" for _, name, folder in models]
-    paths += sorted((PROJECT_DIR / "macros").rglob("*.sql"))
-    return [(path.relative_to(PROJECT_DIR).as_posix(), path) for path in paths]
-
-
-def _digest(named: Iterable[tuple[str, Path]]) -> str:
-    digest = hashlib.sha256()
-    for name, path in named:
-        digest.update(name.encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+    return project_and_home(home, KEYED_HOME_INPUTS)
 
 
 @dataclass(frozen=True)
@@ -313,18 +295,17 @@ def _column_span(path: Path, meta: pq.FileMetaData, column: str) -> list[dt.date
     return [value for value in found if value is not None]
 
 
-def _built(home: Path, current: str) -> tuple[set[str], str | None] | None:
-    """The batches the incremental models hold and the keyed models' recorded fingerprint
-    (None when not recorded or a keyed model's table is missing: a model new to the project
-    is made whole with the others, the telemetry kept), or None when they must be rebuilt
-    whole."""
+def _built(home: Path, current: str) -> tuple[set[str] | None, str | None]:
+    """The batches the incremental models hold (None when they must be rebuilt whole), and
+    the keyed models' recorded fingerprint (None when not recorded, or when a keyed model's
+    table is missing: a model new to the project is made whole with the others)."""
     if not warehouse_path(home).exists():
-        return None
+        return None, None
     con = connect(home)
     try:
         present = all(has_relation(con, s, model) for s, model, _ in INCREMENTAL_MODELS)
         if not present or not has_relation(con, "main", STATE_TABLE):
-            return None
+            return None, None
         rows = con.execute(f"select batch_id, fingerprint from main.{STATE_TABLE}").fetchall()
         keyed = None
         kept = all(has_relation(con, s, model) for s, model, _ in KEYED_MODELS)
@@ -334,21 +315,20 @@ def _built(home: Path, current: str) -> tuple[set[str], str | None] | None:
     finally:
         con.close()
     if any(stamp != current for _, stamp in rows):
-        return None
+        return None, None
     return {batch for batch, _ in rows}, keyed
 
 
 def window(home: Path, rebuild: Iterable[dt.date] = ()) -> Window:
     """The days the next build of `home` rebuilds (plus the days `rebuild` names)."""
     current = fingerprint()
-    found_built = _built(home, current)
-    built = found_built[0] if found_built is not None else None
+    built, keyed_built = _built(home, current)
     batches = manifested_batches(home)
     new = [b for b in batches if built is None or b not in built]
     spans = [(_midnight(day), _midnight(day) + _LAST) for day in rebuild] + _spans(home, new)
     found = _window(spans, tuple(new), built is None, current)
     stamp = keyed_fingerprint(home)
-    keyed = found_built is not None and found_built[1] == stamp and len(new) <= KEYED_BATCHES_MAX
+    keyed = built is not None and keyed_built == stamp and len(new) <= KEYED_BATCHES_MAX
     return dataclasses.replace(found, keyed=keyed, keyed_stamp=stamp)
 
 

@@ -22,7 +22,6 @@ full refresh and a history of daily builds give the same tables (tests/e2e/test_
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -30,7 +29,8 @@ import duckdb
 import pyarrow.parquet as pq
 
 from extractors.rawstore import BATCHES_TABLE, raw_dir
-from gpuledger.core.home import PROJECT_DIR, warehouse_path
+from gpuledger.core.fingerprints import project_and_home
+from gpuledger.core.home import warehouse_path
 from gpuledger.core.warehouse import connect, has_relation
 
 # (schema, model) of every model built by period
@@ -47,28 +47,12 @@ PERIOD_MODELS = (
 )
 STATE_TABLE = "period_scope_frozen"
 FROZEN_VARIABLE = "GPULEDGER_FROZEN_PERIODS"
-# what the models compute from besides the landed batches
-PROJECT_INPUTS = ("models", "macros", "seeds", "dbt_project.yml")
 
 
 def fingerprint(home: Path) -> str:
     """A hash of the project's models, macros and seeds and of the home's policy snapshot:
     when it changes, the frozen rows were computed by other code or policy."""
-    digest = hashlib.sha256()
-    named: list[tuple[str, Path]] = []
-    for name in PROJECT_INPUTS:
-        named += files_under(PROJECT_DIR, PROJECT_DIR / name)
-    named += files_under(home, home / "policy")
-    for name, path in named:
-        digest.update(name.encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def files_under(root: Path, path: Path) -> list[tuple[str, Path]]:
-    """The files at `path` (a file, or a folder's files in order), named from `root`."""
-    found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    return [(p.relative_to(root).as_posix(), p) for p in found if p.exists()]
+    return project_and_home(home, ("policy",))
 
 
 def _recorded(home: Path, current: str) -> tuple[set[str], set[str]] | None:

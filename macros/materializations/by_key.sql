@@ -3,13 +3,14 @@
     of the keys those batches name (the model filters its records with gpuledger.keyed),
     deletes the table's rows of those keys (`unique_key`, a list of columns; null equal to
     null) and inserts the new ones, in one transaction; the rows of every other key stay as
-    they are. A key's row depends only on its own records, and a batch never leaves the raw
-    store once built (validation runs before the build that first reads it), so the rows kept
-    are those a whole build gives. The first run, a full refresh, and a run that names no
-    batches make the table whole from the query, as a table model is. The rows are inserted
-    by column name: a query column the table lacks fails the run, and a changed model is
-    rebuilt whole anyway (gpuledger.core.incremental.keyed_fingerprint). It prints the keys it
-    recomputed. -#}
+    they are. A key's row depends only on its own records, and on records whose keys the
+    model names through gpuledger.keyed's `also` (a complete list of pods ends the pods it
+    no longer has); a batch never leaves the raw store once built (validation runs before
+    the build that first reads it), so the rows kept are those a whole build gives. The
+    first run, a full refresh, and a run that names no batches make the table whole from the
+    query, as a table model is. The rows are inserted by column name: a query column the
+    table lacks fails the run, and a changed model is rebuilt whole anyway
+    (gpuledger.core.incremental.keyed_fingerprint). It prints the keys it recomputed. -#}
 {% materialization by_key, adapter='duckdb' %}
     {%- set key = config.require('unique_key') -%}
     {%- set existing_relation = load_cached_relation(this) -%}
