@@ -4,16 +4,20 @@ The models where the allocation history lives are built by period (PERIOD_MODELS
 by_period materialization, macros/period_scope.sql): a build computes the periods that can
 have changed and keeps the rows of the others. A period is frozen when
 
-- it was closed, its close stands, and no late evidence for it is unsettled
-  (intermediate.int_late_evidence: its corrections are published) when a build succeeded
-  (recorded then, in STATE_TABLE), and
+- it was closed and its close stands when a build succeeded (recorded then, in
+  STATE_TABLE), and
 - no batch landed since that build touches it: a batch that landed records and whose
   evidence span (its manifest's coverage) overlaps the period, or that has no span (a CMDB
   inventory, which states every GPU's service for all time) and so touches every period.
 
 Such a period's rows were computed from every batch that touches it, and nothing that could
 change them has landed since, so recomputing them would give the same rows: a daily run
-computes the open periods and those late evidence reaches, not the closed history. Every
+computes the open periods and the closed ones its new batches reach, not the closed history.
+A closed period that late evidence reached (its corrections not yet published: the next close
+publishes them, intermediate.int_late_evidence) is computed by the build that has the late
+batch, and kept by the builds after it that bring nothing new for it: its rows are the same
+whether or not its corrections are published yet, since they are computed from the batches
+and the policy alone (the corrections compare them with the published lines). Every
 period is computed (nothing frozen) on the first build, after a full refresh, and when the
 project's code, seeds or policy snapshot changed since the recorded build (FINGERPRINT), so a
 full refresh and a history of daily builds give the same tables (tests/e2e/test_period_scope.py).
@@ -126,13 +130,12 @@ def describe(periods: tuple[str, ...]) -> str:
     return f"models built by period: {len(periods)} frozen period(s) kept ({', '.join(periods)})"
 
 
-def _settled(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The periods closed now whose late evidence is settled."""
+def _closed(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The periods closed now (their close stands: no reopen followed it)."""
     return [
         r[0]
         for r in con.execute(
-            "select period from intermediate.int_closed_periods where period not in "
-            "(select period from intermediate.int_late_evidence) order by period"
+            "select period from intermediate.int_closed_periods order by period"
         ).fetchall()
     ]
 
@@ -153,21 +156,20 @@ def _write(
 
 
 def record(home: Path, batches: Iterable[str], current: str | None = None) -> None:
-    """After a successful build of every model: the periods closed now whose evidence is
-    settled, and the batches the build had, under the current fingerprint."""
+    """After a successful build of every model: the periods closed now, and the batches the
+    build had, under the current fingerprint."""
     stamp = current or fingerprint(home)
     con = connect(home, read_only=False)
     try:
-        _write(con, _settled(con), sorted(set(batches)), stamp)
+        _write(con, _closed(con), sorted(set(batches)), stamp)
     finally:
         con.close()
 
 
 def after_close(home: Path) -> None:
-    """After a close was published: the period it closed, and any whose late evidence it
-    settled, were computed by the build it published from (from the batches recorded then),
-    so they are frozen from now on. Nothing changes when no build was recorded under the
-    current fingerprint."""
+    """After a close was published: the period it closed was computed by the build it
+    published from (from the batches recorded then), so it is frozen from now on. Nothing
+    changes when no build was recorded under the current fingerprint."""
     current = fingerprint(home)
     recorded = _recorded(home, current)
     if recorded is not None:

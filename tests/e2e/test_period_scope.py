@@ -3,16 +3,18 @@ the tables equal a full refresh.
 
 A fleet of 32 GPUs (the benchmark's generator: sacct with steps, the pod watch, dcgm-exporter
 query_range JSON at 60 s, vLLM counters and the gateway log) lands 2026-10-01..02 and closes
-October; lands 2026-11-01..02 and closes November; then lands 2026-12-01 and builds. The
-sacct of 1 November reaches back into 31 October (a job ran across midnight), so October is
-late until November's close publishes its corrections; the sacct of 1 December reaches into
-November the same way. With December comes one more sacct file: two jobs that each hold all 8
-GPUs of one node from 30 November 22:00 to 1 December 02:00, so the node holds 16 GPUs'
-worth beside its own jobs (a capacity finding in both periods, int_device_conservation). So
-the last build keeps October's rows (closed, settled, nothing new touches it) and computes
-November and December. A copy of the home with every model and state
-dropped (its landed batches and published ledger kept) is then built whole: every mart and
-every table built by period must be the same rows.
+October; lands 2026-11-01 and builds, lands 2026-11-02 and closes November; then lands
+2026-12-01 and builds. The sacct of 1 November reaches back into 31 October (a job ran across
+midnight), so the build that has it computes October again (October is late until November's
+close publishes its corrections); the files of 2 November reach no further back than 1
+November, so the builds after that one keep October, late or not. The sacct of 1 December
+reaches into November the same way. With December comes one more sacct file: two jobs that each
+hold all 8 GPUs of one node from 30 November 22:00 to 1 December 02:00, so the node holds 16
+GPUs' worth beside its own jobs (a capacity finding in both periods, int_device_conservation).
+So the last build keeps October's rows (closed, nothing new touches it) and computes November
+and December. A copy of the home with every model and state dropped (its landed batches and
+published ledger kept) is then built whole: every mart and every table built by period must be
+the same rows.
 """
 
 from __future__ import annotations
@@ -120,8 +122,15 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     _ok(run_cli(home, policy, "close", "--period", "2026-10", "--approver", "t"))
     after_october = period_scope.frozen(home, incremental.manifested_batches(home))
 
-    _land(home, policy, write_days(root / "november", fleet, NOVEMBER), DECEMBER[0])
+    _land(home, policy, write_days(root / "november-1", fleet, NOVEMBER[:1]), NOVEMBER[1])
     late_for_october = period_scope.frozen(home, incremental.manifested_batches(home))
+    _ok(run_cli(home, policy, "build"))
+    late_built = period_scope.frozen(home, incremental.manifested_batches(home))
+    _land(home, policy, write_days(root / "november-2", fleet, NOVEMBER[1:]), DECEMBER[0])
+    late_untouched = period_scope.frozen(home, incremental.manifested_batches(home))
+    late_evidence = sql(
+        home, "select distinct period, target_period from intermediate.int_late_evidence"
+    )
     _ok(run_cli(home, policy, "close", "--period", "2026-11", "--approver", "t"))
     after_november = period_scope.frozen(home, incremental.manifested_batches(home))
 
@@ -155,21 +164,33 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "full": full,
         "after_october": after_october,
         "late_for_october": late_for_october,
+        "late_built": late_built,
+        "late_untouched": late_untouched,
+        "late_evidence": late_evidence,
         "after_november": after_november,
         "frozen": frozen,
         "marked": _marked(probe),
     }
 
 
-def test_a_closed_period_is_frozen_once_its_evidence_is_settled(history: dict) -> None:
+def test_a_closed_period_is_computed_only_by_the_build_its_late_evidence_lands_for(
+    history: dict,
+) -> None:
     print(
-        f"\nafter October's close: {history['after_october']}; with November landed: "
-        f"{history['late_for_october']}; after November's close: {history['after_november']}; "
+        f"\nafter October's close: {history['after_october']}; with 1 November landed: "
+        f"{history['late_for_october']}; built: {history['late_built']}; with 2 November "
+        f"landed: {history['late_untouched']} (late evidence {history['late_evidence']}); "
+        f"after November's close: {history['after_november']}; "
         f"with December landed: {history['frozen']}"
     )
-    # October's close froze it; November's sacct reaches into 31 October: late, computed
+    # October's close froze it; 1 November's sacct reaches into 31 October: late, computed
     assert history["after_october"] == ("2026-10",)
     assert history["late_for_october"] == ()
+    # the build that had it computed October; 2 November's files do not reach October, so
+    # the next build keeps it while its corrections still wait for November's close
+    assert history["late_built"] == ("2026-10",)
+    assert history["late_untouched"] == ("2026-10",)
+    assert history["late_evidence"] == [("2026-10", "2026-11")]
     # November's close published October's corrections and closed November
     assert history["after_november"] == ("2026-10", "2026-11")
     # December's sacct reaches into November: November is computed again, October kept
@@ -254,7 +275,8 @@ def test_a_change_of_policy_computes_every_period(history: dict, tmp_path: Path)
     home = tmp_path / "home"
     shutil.copytree(history["home"], home)
     batches = incremental.manifested_batches(home)
-    assert period_scope.frozen(home, batches) == ("2026-10",)  # November: late, again
+    # both closed, and the last build had every batch (December's reached November)
+    assert period_scope.frozen(home, batches) == ("2026-10", "2026-11")
     hash_file = home / "policy" / "POLICY_HASH"
     hash_file.write_text("another policy\n")
     assert period_scope.frozen(home, batches) == ()
