@@ -219,15 +219,12 @@ def _keyed_build_equals_whole(home: Path, whole: Path, recomputed: int) -> None:
     the rows a new warehouse over the same batches gives."""
     build = run_cli(home, None, "build")
     assert build.exit_code == 0, build.stderr
+    log = (home / "dbt" / "target" / "dbt.log").read_text()
     kept = re.findall(
-        r"gpuledger kept by key: stg_kubernetes__pod_allocations_kept recomputed (\d+) key",
-        (home / "dbt" / "target" / "dbt.log").read_text(),
+        r"gpuledger kept by key: stg_kubernetes__pod_allocations_kept recomputed (\d+) key", log
     )
     assert kept[-1:] == [str(recomputed)]
-    assert (
-        "gpuledger kept by key: stg_kubernetes__pending_requests recomputed"
-        in (home / "dbt" / "target" / "dbt.log").read_text()
-    )
+    assert "gpuledger kept by key: stg_kubernetes__pending_requests recomputed" in log
     shutil.copytree(home, whole)
     for path in whole.glob("warehouse.duckdb*"):
         path.unlink()
