@@ -23,10 +23,18 @@
     of a partition): the difference of two of its values is the exact sum of the terms
     between them, where a double running sum near 10^5 hours loses about 1e-11 at each
     difference (the borrowed integral of int_allocation_segments, the unused guarantee's of
-    int_capacity_idle_timeline). -#}
-{% macro exact_running_sum(expression, partition_by, order_by) -%}
+    int_capacity_idle_timeline). With `through`, the integral through each row, its own term
+    included. -#}
+{% macro exact_running_sum(expression, partition_by, order_by, through=false) -%}
+    {%- if through -%}
+    sum({{ gpuledger.exact_term(expression) }}) over (
+        partition by {{ partition_by }} order by {{ order_by }}
+        rows between unbounded preceding and current row
+    )
+    {%- else -%}
     coalesce(sum({{ gpuledger.exact_term(expression) }}) over (
         partition by {{ partition_by }} order by {{ order_by }}
         rows between unbounded preceding and 1 preceding
     ), {{ gpuledger.exact_term(0) }})
+    {%- endif -%}
 {%- endmacro %}

@@ -6,9 +6,15 @@
     other days were checked when they were built): the table's own where
     GPULEDGER_CHECKED_MODEL_WINDOWS names fewer for it (`model=YYYY-MM-DD/YYYY-MM-DD,...`,
     gpuledger.days_of). Without the variable (dbt run by hand) the bounds take in every day.
-    Replaced when the test runs, never while dbt parses. -#}
+    Replaced when the test runs, never while dbt parses. A test of a model built by period
+    checks the periods the build computed when it keeps frozen ones
+    (gpuledger.computed_periods_predicate). -#}
 {% macro get_where_subquery(relation) -%}
     {%- set where = config.get('where', '') -%}
+    {%- set periods = gpuledger.computed_periods_predicate(relation) if execute else '' -%}
+    {%- if periods | trim -%}
+        {%- set where = '(' ~ where ~ ') and ' ~ periods if where else periods -%}
+    {%- endif -%}
     {%- if where -%}
         {%- if '__rebuilt_' in where -%}
             {%- set value = gpuledger.days_of(

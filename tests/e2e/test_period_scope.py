@@ -241,6 +241,30 @@ def test_a_history_of_builds_equals_a_full_refresh(history: dict) -> None:
     assert sorted(periods) == [("2026-10",), ("2026-11",), ("2026-12",)]
 
 
+def _compiled_test(home: Path, name: str) -> str:
+    found = sorted((home / "dbt" / "target" / "compiled").rglob(f"{name}*.sql"))
+    assert len(found) == 1, found
+    return found[0].read_text()
+
+
+def test_the_data_tests_of_a_model_built_by_period_check_the_computed_periods(
+    history: dict,
+) -> None:
+    """The last build kept October: the data tests of the models built by period read the
+    rows of the periods it computed (macros/get_where_subquery.sql), the others every row.
+    The full refresh kept nothing, so its tests read every period."""
+    kept = "period not in ('2026-10')"
+    for table in ("fact_idle_capacity_idle_capacity_id", "int_allocation_segments_segment_id"):
+        assert kept in _compiled_test(history["home"], f"unique_{table}"), table
+        assert "period not in" not in _compiled_test(history["full"], f"unique_{table}"), table
+    # a relationships test filters the model it tests, never the table it refers to
+    # (int_allocation_activity's segment_id to int_allocation_segments: dbt hashes the name)
+    relationship = _compiled_test(history["home"], "relationships_int_allocation_a_")
+    assert relationship.count(kept) == 1, relationship
+    for other in ("unique_int_allocations_allocation_id", "not_null_stg_slurm__jobs_workload_id"):
+        assert "period not in" not in _compiled_test(history["home"], other), other
+
+
 def test_replaced_periods_leave_their_row_groups_unmerged(history: dict) -> None:
     """The last build deleted November's and December's rows from row groups that hold
     October's, and appended theirs: with WRITE_SETTINGS (dbt's profile sets them as the

@@ -3,14 +3,18 @@
     and the part above the reservation is borrowed, shared pro rata among the segments
     running then: a segment's borrowed GPU-hours are its GPU-equivalents x the integral of the
     borrowed fraction (borrowed / allocated GPU-equivalents) over its interval, read as the
-    difference of a running integral at its two ends (each an event of its tenant and class).
-    Not hourly-averaged, and O(n log n): no interval-by-segment range join. The running
-    integral runs over the whole timeline, so a segment's value does not depend on which
-    periods a build computes (gpuledger.core.period_scope). Each interval's term is rounded
-    to 1e-12 hours and summed as a decimal: the sum is exact whatever order an engine adds in,
-    so a segment with nothing borrowed gets exactly 0 (a double running sum left 7e-15 there
-    on DuckDB and nothing on Spark: a borrowed charge piece of no GPU-hours on one engine
-    only), and DuckDB and Spark give the same value. -#}
+    difference of a running integral at its two ends (each an event of its tenant and class:
+    the integral before the interval that starts with the segment, and through the interval
+    that ends with it). Not hourly-averaged, and O(n log n): no interval-by-segment range
+    join. Each interval's term is rounded to 1e-12 hours and summed as a decimal: the sum is
+    exact whatever order an engine adds in, so a segment with nothing borrowed gets exactly 0
+    (a double running sum left 7e-15 there on DuckDB and nothing on Spark: a borrowed charge
+    piece of no GPU-hours on one engine only), and DuckDB and Spark give the same value.
+    Exact, the difference does not depend on where the integral starts: it runs over the
+    intervals of the periods this build computes (gpuledger.live_period), not over the whole
+    timeline. A segment lies in one period (segments are cut at period starts), and so do the
+    intervals between its two ends (the one ending with it starts in it), so a segment's
+    value is the same whichever periods a build computes (gpuledger.core.period_scope). -#}
 {{ config(**gpuledger.by_period_config()) }}
 with
 
@@ -21,6 +25,7 @@ segments as (
 
 tenant_timeline as (
     select * from {{ ref('int_tenant_class_timeline') }}
+    where {{ gpuledger.live_period(gpuledger.period_of('interval_start_at')) }}
 ),
 
 borrowed_rate as (
@@ -28,6 +33,7 @@ borrowed_rate as (
         tenant_id,
         gpu_class,
         interval_start_at,
+        interval_end_at,
         case
             when interval_end_at is not null and borrowed_gpu_equivalents > 0
                 then
@@ -43,10 +49,14 @@ running_integral as (
     select
         tenant_id,
         gpu_class,
-        interval_start_at as event_at,
+        interval_start_at,
+        interval_end_at,
         {{ gpuledger.exact_running_sum(
             'borrowed_fraction_hours', 'tenant_id, gpu_class', 'interval_start_at'
-        ) }} as borrowed_fraction_hours_before
+        ) }} as borrowed_fraction_hours_before,
+        {{ gpuledger.exact_running_sum(
+            'borrowed_fraction_hours', 'tenant_id, gpu_class', 'interval_start_at', through=true
+        ) }} as borrowed_fraction_hours_through
     from borrowed_rate
 ),
 
@@ -55,7 +65,7 @@ borrowed as (
         segments.*,
         segments.gpu_equivalents
         * cast(
-            at_end.borrowed_fraction_hours_before - at_start.borrowed_fraction_hours_before
+            at_end.borrowed_fraction_hours_through - at_start.borrowed_fraction_hours_before
             as double
         ) as borrowed_gpu_hours
     from segments
@@ -63,12 +73,12 @@ borrowed as (
         on
             segments.tenant_id = at_start.tenant_id
             and segments.gpu_class = at_start.gpu_class
-            and segments.segment_start_at = at_start.event_at
+            and segments.segment_start_at = at_start.interval_start_at
     inner join running_integral as at_end
         on
             segments.tenant_id = at_end.tenant_id
             and segments.gpu_class = at_end.gpu_class
-            and segments.segment_end_at = at_end.event_at
+            and segments.segment_end_at = at_end.interval_end_at
 ),
 
 final as (
