@@ -40,6 +40,7 @@ from gpuledger.core.warehouse import connect, has_relation
 # (schema, model) of every model built by period
 PERIOD_MODELS = (
     ("intermediate", "int_allocation_segments_split"),
+    ("intermediate", "int_tenant_class_timeline"),
     ("intermediate", "int_allocation_segments"),
     ("intermediate", "int_allocation_activity"),
     ("intermediate", "int_segments_priced"),

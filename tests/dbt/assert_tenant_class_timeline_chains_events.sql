@@ -1,10 +1,22 @@
 {#- int_tenant_class_timeline has one row per tenant, GPU class and event instant, and each
-    row's interval runs to the next row of its tenant and class (only the last is open):
+    row's interval runs to the next row of its tenant and class, or to a period boundary
+    where the tenant and class then hold nothing until their next row (they have no rows in
+    a period where nothing of theirs starts, ends or runs; only the last row may be open):
     returns each key with more than one row, and each row that breaks the chain. -#}
 with
 
 timeline as (
     select * from {{ ref('int_tenant_class_timeline') }}
+),
+
+periods as (
+    select * from {{ ref('int_periods') }}
+),
+
+boundaries as (
+    select period_start_at as boundary_at from periods
+    union
+    select period_end_at as boundary_at from periods
 ),
 
 duplicated as (
@@ -32,15 +44,25 @@ ordered as (
 
 broken as (
     select
-        tenant_id,
-        gpu_class,
-        interval_start_at,
+        ordered.tenant_id,
+        ordered.gpu_class,
+        ordered.interval_start_at,
         'does not end where the next interval starts' as problem
     from ordered
+    left join boundaries
+        on ordered.interval_end_at = boundaries.boundary_at
     where
-        interval_end_at <= interval_start_at
-        or interval_end_at != next_interval_start_at
-        or (interval_end_at is null) != (next_interval_start_at is null)
+        ordered.interval_end_at <= ordered.interval_start_at
+        or (ordered.interval_end_at is null and ordered.next_interval_start_at is not null)
+        or (
+            ordered.interval_end_at is not null
+            and (ordered.next_interval_start_at is null
+                or ordered.interval_end_at != ordered.next_interval_start_at)
+            and (
+                boundaries.boundary_at is null
+                or ordered.interval_end_at > ordered.next_interval_start_at
+            )
+        )
 ),
 
 final as (

@@ -25,7 +25,7 @@ segments as (
 
 tenant_timeline as (
     select * from {{ ref('int_tenant_class_timeline') }}
-    where {{ gpuledger.live_period(gpuledger.period_of('interval_start_at')) }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 borrowed_rate as (
