@@ -56,8 +56,10 @@ broken as (
         or (ordered.interval_end_at is null and ordered.next_interval_start_at is not null)
         or (
             ordered.interval_end_at is not null
-            and (ordered.next_interval_start_at is null
-                or ordered.interval_end_at != ordered.next_interval_start_at)
+            and (
+                ordered.next_interval_start_at is null
+                or ordered.interval_end_at != ordered.next_interval_start_at
+            )
             and (
                 boundaries.boundary_at is null
                 or ordered.interval_end_at > ordered.next_interval_start_at

@@ -119,62 +119,32 @@ present as (
     where valid_to_at is null or span_start_at is null or valid_to_at >= span_start_at
 ),
 
+{#- (rows, event instant, allocated delta, reserved delta, which rows): a segment's start
+    wherever it lies (before the span: the level the span opens with), its end and the
+    reservations' ends where they lie before the span's end, and each span's boundaries -#}
+{%- set events = [
+    ('segment_spans', 'segment_start_at', 'gpu_equivalents', '0', 'true'),
+    ('segment_spans', 'segment_end_at', '-gpu_equivalents', '0',
+        'span_end_at is null or segment_end_at < span_end_at'),
+    ('reservation_spans', 'valid_from_at', '0', 'reserved_gpus', 'true'),
+    ('reservation_spans', 'valid_to_at', '0', '-reserved_gpus',
+        'valid_to_at is not null and (span_end_at is null or valid_to_at < span_end_at)'),
+    ('present', 'span_start_at', '0', '0', 'span_start_at is not null'),
+    ('present', 'span_end_at', '0', '0', 'span_end_at is not null')
+] %}
+
 deltas as (
-    {#- a segment's start wherever it lies (before the span: the level the span opens with),
-        its end and the reservations' ends where they lie before the span's end -#}
+    {%- for rows, event_at, allocated, reserved, condition in events %}
     select
         tenant_id,
         gpu_class,
         span_start_at,
         span_end_at,
-        segment_start_at as event_at,
-        gpu_equivalents as allocated_delta,
-        0 as reserved_delta
-    from segment_spans
-    union all
-    select
-        tenant_id,
-        gpu_class,
-        span_start_at,
-        span_end_at,
-        segment_end_at as event_at,
-        -gpu_equivalents as allocated_delta,
-        0 as reserved_delta
-    from segment_spans
-    where span_end_at is null or segment_end_at < span_end_at
-    union all
-    select
-        tenant_id,
-        gpu_class,
-        span_start_at,
-        span_end_at,
-        valid_from_at as event_at,
-        0 as allocated_delta,
-        reserved_gpus as reserved_delta
-    from reservation_spans
-    union all
-    select
-        tenant_id,
-        gpu_class,
-        span_start_at,
-        span_end_at,
-        valid_to_at as event_at,
-        0 as allocated_delta,
-        -reserved_gpus as reserved_delta
-    from reservation_spans
-    where valid_to_at is not null and (span_end_at is null or valid_to_at < span_end_at)
-    union all
-    {%- for edge in ['start', 'end'] %}
-    select
-        tenant_id,
-        gpu_class,
-        span_start_at,
-        span_end_at,
-        span_{{ edge }}_at as event_at,
-        0 as allocated_delta,
-        0 as reserved_delta
-    from present
-    where span_{{ edge }}_at is not null
+        {{ event_at }} as event_at,
+        {{ allocated }} as allocated_delta,
+        {{ reserved }} as reserved_delta
+    from {{ rows }}
+    where {{ condition }}
     {%- if not loop.last %}
     union all
     {%- endif %}
