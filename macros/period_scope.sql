@@ -1,5 +1,5 @@
-{#- The periods a build leaves as they are (gpuledger.core.period_scope): closed periods whose
-    evidence is settled and that no batch landed since the last build touches, named by the
+{#- The periods a build leaves as they are (gpuledger.core.period_scope): closed periods that
+    no batch landed since the last successful build touches, named by the
     build runner in GPULEDGER_FROZEN_PERIODS (`YYYY-MM,YYYY-MM`). The models built by period
     (the by_period materialization) keep those periods' rows and compute the others. Empty in
     a unit test, or when the variable names none (dbt run by hand, a full refresh):

@@ -1,5 +1,5 @@
 {#- A table whose frozen periods' rows are kept (gpuledger.frozen_periods: closed periods
-    whose evidence is settled, gpuledger.core.period_scope): a run deletes the rows of every
+    no new batch touches, gpuledger.core.period_scope): a run deletes the rows of every
     other period and inserts the model's rows of those periods, in one transaction. Without
     frozen periods (the first build, a full refresh, a change of the project's code or policy,
     dbt run by hand) the table is made whole from the query, as a table model is. The rows
