@@ -26,15 +26,11 @@
     int_capacity_idle_timeline). With `through`, the integral through each row, its own term
     included. -#}
 {% macro exact_running_sum(expression, partition_by, order_by, through=false) -%}
-    {%- if through -%}
-    sum({{ gpuledger.exact_term(expression) }}) over (
-        partition by {{ partition_by }} order by {{ order_by }}
-        rows between unbounded preceding and current row
-    )
-    {%- else -%}
-    coalesce(sum({{ gpuledger.exact_term(expression) }}) over (
-        partition by {{ partition_by }} order by {{ order_by }}
-        rows between unbounded preceding and 1 preceding
-    ), {{ gpuledger.exact_term(0) }})
-    {%- endif -%}
+    {%- set total -%}
+        sum({{ gpuledger.exact_term(expression) }}) over (
+            partition by {{ partition_by }} order by {{ order_by }}
+            rows between unbounded preceding and {{ 'current row' if through else '1 preceding' }}
+        )
+    {%- endset -%}
+    {{ total if through else 'coalesce(' ~ total ~ ', ' ~ gpuledger.exact_term(0) ~ ')' }}
 {%- endmacro %}

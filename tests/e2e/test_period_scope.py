@@ -94,7 +94,7 @@ def _marked(home: Path) -> dict[str, dict[str, int]]:
         table: dict(
             sql(
                 home,
-                f"select period, count(*) filter (where {_is_marked(table)}) "
+                f"select period, count(*) filter (where {_probe(table)[1]}) "
                 f"from {table} group by period",
             )
         )
@@ -106,20 +106,13 @@ def _column(table: str) -> str:
     return MARKED.get(table, "segment_id")
 
 
-def _mark(table: str) -> str:
+def _probe(table: str) -> tuple[str, str, str]:
+    """How the probe marks a row of `table`, finds the mark again, and what a row count counts."""
     if table == TIMELINE:
-        return f"borrowed_gpu_equivalents = borrowed_gpu_equivalents + {TIMELINE_MARK}"
-    return f"{_column(table)} = {_column(table)} || '#kept'"
-
-
-def _is_marked(table: str) -> str:
-    if table == TIMELINE:
-        return f"borrowed_gpu_equivalents >= {TIMELINE_MARK}"
-    return f"{_column(table)} like '%#kept'"
-
-
-def _counted(table: str) -> str:
-    return "*" if table == TIMELINE else _column(table)
+        level = "borrowed_gpu_equivalents"
+        return f"{level} = {level} + {TIMELINE_MARK}", f"{level} >= {TIMELINE_MARK}", "*"
+    column = _column(table)
+    return f"{column} = {column} || '#kept'", f"{column} like '%#kept'", column
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +156,8 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     shutil.copytree(home, probe)
     with duckdb.connect(str(probe / "warehouse.duckdb")) as con:
         for table in PERIOD_TABLES:
-            con.execute(f"update {table} set {_mark(table)} where period in ('2026-10', '2026-11')")
+            mark = _probe(table)[0]
+            con.execute(f"update {table} set {mark} where period in ('2026-10', '2026-11')")
     _ok(run_cli(probe, policy, "build"))
     _ok(run_cli(home, policy, "build"))
 
@@ -221,7 +215,7 @@ def test_a_frozen_period_keeps_its_rows_and_the_others_are_recomputed(history: d
         counts = {
             table: dict(
                 con.execute(
-                    f"select period, count({_counted(table)}) from {table} group by 1"
+                    f"select period, count({_probe(table)[2]}) from {table} group by 1"
                 ).fetchall()
             )
             for table in PERIOD_TABLES
