@@ -57,8 +57,8 @@ batch_order as (
     from batches
 ),
 
-{# The DCGM activity series of the rebuilt batches, numbered, with the labels staging
-    reads. #}
+{# The DCGM activity series of the rebuilt batches, with the labels staging reads, numbered
+    by those labels (label_number: series with the same labels have the same number). #}
 activity_series as (
     select
         series.batch_id,
@@ -73,7 +73,15 @@ activity_series as (
         series.namespace,
         series.container,
         batch_order.batch_rank,
-        row_number() over (order by series.batch_id, series.series_key) as series_number,
+        dense_rank() over (
+            order by
+                series.gpu_instance_profile,
+                series.model_name,
+                series.hostname,
+                series.pod,
+                series.namespace,
+                series.container
+        ) as label_number,
         dense_rank() over (order by series.gpu_uuid, series.gpu_instance_id) as device_number,
         case series.metric
             when 'DCGM_FI_PROF_GR_ENGINE_ACTIVE' then 1
@@ -100,7 +108,7 @@ samples as (
     select
         activity_series.device_number,
         activity_series.metric_number,
-        activity_series.series_number,
+        activity_series.label_number,
         points.sampled_at,
         points.value,
         activity_series.batch_rank * 4294967296 + points.source_line as landed_order
@@ -111,8 +119,8 @@ samples as (
             and points.series_key = activity_series.series_key
 ),
 
-{# One pass: per GPU (or instance) and time, each metric's latest landed point and the series
-    that holds it. #}
+{# One pass: per GPU (or instance) and time, each metric's latest landed point and the labels
+    of the series that holds it. #}
 latest_points as (
     select
         device_number,
@@ -120,27 +128,27 @@ latest_points as (
         {{ gpuledger.latest_by('value', 'landed_order') }} filter (
             where metric_number = 1
         ) as gr_engine_active,
-        {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
+        {{ gpuledger.latest_by('label_number', 'landed_order') }} filter (
             where metric_number = 1
-        ) as gr_engine_active_series,
+        ) as gr_engine_active_label_number,
         {{ gpuledger.latest_by('value', 'landed_order') }} filter (
             where metric_number = 2
         ) as gpu_util_percent,
-        {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
+        {{ gpuledger.latest_by('label_number', 'landed_order') }} filter (
             where metric_number = 2
-        ) as gpu_util_percent_series,
+        ) as gpu_util_percent_label_number,
         {{ gpuledger.latest_by('value', 'landed_order') }} filter (
             where metric_number = 3
         ) as fb_used_mib,
-        {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
+        {{ gpuledger.latest_by('label_number', 'landed_order') }} filter (
             where metric_number = 3
-        ) as fb_used_mib_series,
+        ) as fb_used_mib_label_number,
         {{ gpuledger.latest_by('value', 'landed_order') }} filter (
             where metric_number = 4
         ) as power_usage_watts,
-        {{ gpuledger.latest_by('series_number', 'landed_order') }} filter (
+        {{ gpuledger.latest_by('label_number', 'landed_order') }} filter (
             where metric_number = 4
-        ) as power_usage_watts_series
+        ) as power_usage_watts_label_number
     from samples
     group by device_number, sampled_at
 ),
@@ -154,12 +162,66 @@ devices as (
     from activity_series
 ),
 
-{# The labels of a time are the greatest of those its metrics' latest points carry. #}
+{# Each label set once. #}
+labels as (
+    select distinct
+        label_number,
+        gpu_instance_profile,
+        model_name,
+        hostname,
+        pod,
+        namespace,
+        container
+    from activity_series
+),
+
+{# The labels of a time are the greatest of those its metrics' latest points carry: at almost
+    every time all of them carry the same label set (its number the greatest and the least of
+    theirs, nulls skipped), read with one join; the other times read each metric's. #}
+labelled_points as (
+    select
+        *,
+        greatest(
+            gr_engine_active_label_number,
+            gpu_util_percent_label_number,
+            fb_used_mib_label_number,
+            power_usage_watts_label_number
+        ) as greatest_labels,
+        least(
+            gr_engine_active_label_number,
+            gpu_util_percent_label_number,
+            fb_used_mib_label_number,
+            power_usage_watts_label_number
+        ) as least_labels
+    from latest_points
+),
+
 per_series_time as (
     select
         devices.gpu_uuid,
         devices.gpu_instance_id,
-        latest_points.sampled_at,
+        labelled_points.sampled_at,
+        labels.gpu_instance_profile as mig_profile,
+        labels.model_name as gpu_model,
+        labels.hostname,
+        labels.pod as pod_name,
+        labels.namespace as namespace_name,
+        labels.container as container_name,
+        labelled_points.gr_engine_active,
+        labelled_points.gpu_util_percent,
+        labelled_points.fb_used_mib,
+        labelled_points.power_usage_watts
+    from labelled_points
+    inner join devices on labelled_points.device_number = devices.device_number
+    inner join labels on labelled_points.greatest_labels = labels.label_number
+    where labelled_points.greatest_labels = labelled_points.least_labels
+
+    union all
+
+    select
+        devices.gpu_uuid,
+        devices.gpu_instance_id,
+        labelled_points.sampled_at,
         greatest(
             gr_engine_active_labels.gpu_instance_profile,
             gpu_util_percent_labels.gpu_instance_profile,
@@ -196,20 +258,21 @@ per_series_time as (
             fb_used_mib_labels.container,
             power_usage_watts_labels.container
         ) as container_name,
-        latest_points.gr_engine_active,
-        latest_points.gpu_util_percent,
-        latest_points.fb_used_mib,
-        latest_points.power_usage_watts
-    from latest_points
-    inner join devices on latest_points.device_number = devices.device_number
-    left join activity_series as gr_engine_active_labels
-        on latest_points.gr_engine_active_series = gr_engine_active_labels.series_number
-    left join activity_series as gpu_util_percent_labels
-        on latest_points.gpu_util_percent_series = gpu_util_percent_labels.series_number
-    left join activity_series as fb_used_mib_labels
-        on latest_points.fb_used_mib_series = fb_used_mib_labels.series_number
-    left join activity_series as power_usage_watts_labels
-        on latest_points.power_usage_watts_series = power_usage_watts_labels.series_number
+        labelled_points.gr_engine_active,
+        labelled_points.gpu_util_percent,
+        labelled_points.fb_used_mib,
+        labelled_points.power_usage_watts
+    from labelled_points
+    inner join devices on labelled_points.device_number = devices.device_number
+    left join labels as gr_engine_active_labels
+        on labelled_points.gr_engine_active_label_number = gr_engine_active_labels.label_number
+    left join labels as gpu_util_percent_labels
+        on labelled_points.gpu_util_percent_label_number = gpu_util_percent_labels.label_number
+    left join labels as fb_used_mib_labels
+        on labelled_points.fb_used_mib_label_number = fb_used_mib_labels.label_number
+    left join labels as power_usage_watts_labels
+        on labelled_points.power_usage_watts_label_number = power_usage_watts_labels.label_number
+    where labelled_points.greatest_labels != labelled_points.least_labels
 ),
 
 mig_instances as (
