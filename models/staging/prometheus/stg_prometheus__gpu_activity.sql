@@ -196,83 +196,56 @@ labelled_points as (
     from latest_points
 ),
 
+{%- set label_columns = [
+    ('gpu_instance_profile', 'mig_profile'),
+    ('model_name', 'gpu_model'),
+    ('hostname', 'hostname'),
+    ('pod', 'pod_name'),
+    ('namespace', 'namespace_name'),
+    ('container', 'container_name'),
+] %}
+{%- set metrics = ['gr_engine_active', 'gpu_util_percent', 'fb_used_mib', 'power_usage_watts'] %}
+
+{# The times whose metrics carry one label set, then the others. #}
 per_series_time as (
+    {%- for one_set in [true, false] %}
     select
         devices.gpu_uuid,
         devices.gpu_instance_id,
         labelled_points.sampled_at,
-        labels.gpu_instance_profile as mig_profile,
-        labels.model_name as gpu_model,
-        labels.hostname,
-        labels.pod as pod_name,
-        labels.namespace as namespace_name,
-        labels.container as container_name,
+        {%- if one_set %}
+        {%- for label, name in label_columns %}
+        labels.{{ label }}{{ ' as ' ~ name if name != label }},
+        {%- endfor %}
+        {%- else %}
+        {%- for label, name in label_columns %}
+        greatest(
+            gr_engine_active_labels.{{ label }},
+            gpu_util_percent_labels.{{ label }},
+            fb_used_mib_labels.{{ label }},
+            power_usage_watts_labels.{{ label }}
+        ) as {{ name }},
+        {%- endfor %}
+        {%- endif %}
         labelled_points.gr_engine_active,
         labelled_points.gpu_util_percent,
         labelled_points.fb_used_mib,
         labelled_points.power_usage_watts
     from labelled_points
     inner join devices on labelled_points.device_number = devices.device_number
+    {%- if one_set %}
     inner join labels on labelled_points.greatest_labels = labels.label_number
     where labelled_points.greatest_labels = labelled_points.least_labels
 
     union all
-
-    select
-        devices.gpu_uuid,
-        devices.gpu_instance_id,
-        labelled_points.sampled_at,
-        greatest(
-            gr_engine_active_labels.gpu_instance_profile,
-            gpu_util_percent_labels.gpu_instance_profile,
-            fb_used_mib_labels.gpu_instance_profile,
-            power_usage_watts_labels.gpu_instance_profile
-        ) as mig_profile,
-        greatest(
-            gr_engine_active_labels.model_name,
-            gpu_util_percent_labels.model_name,
-            fb_used_mib_labels.model_name,
-            power_usage_watts_labels.model_name
-        ) as gpu_model,
-        greatest(
-            gr_engine_active_labels.hostname,
-            gpu_util_percent_labels.hostname,
-            fb_used_mib_labels.hostname,
-            power_usage_watts_labels.hostname
-        ) as hostname,
-        greatest(
-            gr_engine_active_labels.pod,
-            gpu_util_percent_labels.pod,
-            fb_used_mib_labels.pod,
-            power_usage_watts_labels.pod
-        ) as pod_name,
-        greatest(
-            gr_engine_active_labels.namespace,
-            gpu_util_percent_labels.namespace,
-            fb_used_mib_labels.namespace,
-            power_usage_watts_labels.namespace
-        ) as namespace_name,
-        greatest(
-            gr_engine_active_labels.container,
-            gpu_util_percent_labels.container,
-            fb_used_mib_labels.container,
-            power_usage_watts_labels.container
-        ) as container_name,
-        labelled_points.gr_engine_active,
-        labelled_points.gpu_util_percent,
-        labelled_points.fb_used_mib,
-        labelled_points.power_usage_watts
-    from labelled_points
-    inner join devices on labelled_points.device_number = devices.device_number
-    left join labels as gr_engine_active_labels
-        on labelled_points.gr_engine_active_label_number = gr_engine_active_labels.label_number
-    left join labels as gpu_util_percent_labels
-        on labelled_points.gpu_util_percent_label_number = gpu_util_percent_labels.label_number
-    left join labels as fb_used_mib_labels
-        on labelled_points.fb_used_mib_label_number = fb_used_mib_labels.label_number
-    left join labels as power_usage_watts_labels
-        on labelled_points.power_usage_watts_label_number = power_usage_watts_labels.label_number
+    {% else %}
+    {%- for metric in metrics %}
+    left join labels as {{ metric }}_labels
+        on labelled_points.{{ metric }}_label_number = {{ metric }}_labels.label_number
+    {%- endfor %}
     where labelled_points.greatest_labels != labelled_points.least_labels
+    {%- endif %}
+    {%- endfor %}
 ),
 
 mig_instances as (
