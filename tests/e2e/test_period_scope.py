@@ -23,6 +23,7 @@ import datetime as dt
 import json
 import shutil
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import pytest
@@ -94,7 +95,7 @@ def _marked(home: Path) -> dict[str, dict[str, int]]:
         table: dict(
             sql(
                 home,
-                f"select period, count(*) filter (where {_probe(table)[1]}) "
+                f"select period, count(*) filter (where {_probe(table).marked}) "
                 f"from {table} group by period",
             )
         )
@@ -106,13 +107,20 @@ def _column(table: str) -> str:
     return MARKED.get(table, "segment_id")
 
 
-def _probe(table: str) -> tuple[str, str, str]:
-    """How the probe marks a row of `table`, finds the mark again, and what a row count counts."""
+class Probe(NamedTuple):
+    """How the probe marks a row of a table, finds the mark again, and what a row count counts."""
+
+    mark: str
+    marked: str
+    counted: str
+
+
+def _probe(table: str) -> Probe:
     if table == TIMELINE:
         level = "borrowed_gpu_equivalents"
-        return f"{level} = {level} + {TIMELINE_MARK}", f"{level} >= {TIMELINE_MARK}", "*"
+        return Probe(f"{level} = {level} + {TIMELINE_MARK}", f"{level} >= {TIMELINE_MARK}", "*")
     column = _column(table)
-    return f"{column} = {column} || '#kept'", f"{column} like '%#kept'", column
+    return Probe(f"{column} = {column} || '#kept'", f"{column} like '%#kept'", column)
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +164,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     shutil.copytree(home, probe)
     with duckdb.connect(str(probe / "warehouse.duckdb")) as con:
         for table in PERIOD_TABLES:
-            mark = _probe(table)[0]
+            mark = _probe(table).mark
             con.execute(f"update {table} set {mark} where period in ('2026-10', '2026-11')")
     _ok(run_cli(probe, policy, "build"))
     _ok(run_cli(home, policy, "build"))
@@ -215,7 +223,7 @@ def test_a_frozen_period_keeps_its_rows_and_the_others_are_recomputed(history: d
         counts = {
             table: dict(
                 con.execute(
-                    f"select period, count({_probe(table)[2]}) from {table} group by 1"
+                    f"select period, count({_probe(table).counted}) from {table} group by 1"
                 ).fetchall()
             )
             for table in PERIOD_TABLES
