@@ -17,7 +17,11 @@ peak RSS:
 2. `gpuledger close --period 2026-10`;
 3. the floor: one DuckDB pass rolling the landed DCGM points up by GPU, metric and hour;
 4. the daily run: 2026-11-01's files ingested (read the next midnight) and `gpuledger build`;
-5. with --months 2, the rest of 2026-11 ingested and `gpuledger close --period 2026-11`,
+   its sacct reaches back into October (the jobs running at midnight), so the build computes
+   the closed month again (period_scope): the dearest day of a month;
+5. the next day's run, 2026-11-02 the same way: its batches reach back into 2026-11-01 only,
+   so the build keeps October, as the month's other days do; printed against the close;
+6. with --months 2, the rest of 2026-11 ingested and `gpuledger close --period 2026-11`,
    then 2026-12-01 ingested and `gpuledger build`: a daily run with two months of history,
    printed against the first (October, closed and settled, is kept: period_scope).
 
@@ -45,6 +49,8 @@ from benchmarks.formats.kubernetes import CLUSTER, write_watch_start
 from benchmarks.policy import write_policy
 from benchmarks.results import Result, append_row, run_identity
 from benchmarks.steps import Step, StepFailed, run_command, run_ingest
+from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
+from gpuledger.core import period_scope
 
 UNITS = {"slurm": "lines", "prometheus": "points", "kubernetes": "events", "requests": "lines"}
 
@@ -166,9 +172,22 @@ def run(args: argparse.Namespace) -> Result:
     day = bench.generate(files_dir / "daily", fleet, [second])
     daily = bench.ingest_days(day, second + dt.timedelta(days=1))
     daily.append(bench.command("daily build", "build"))
+    following = second + dt.timedelta(days=1)
+    next_day = bench.generate(files_dir / "daily-2", fleet, [following])
+    steps = bench.ingest_days(next_day, following + dt.timedelta(days=1))
+    # what the build will keep, as its runner finds it (orchestration.warehouse_assets)
+    landed = [path.stem for path in batch_files(raw_dir(bench.home) / BATCHES_TABLE)]
+    kept = period_scope.describe(period_scope.frozen(bench.home, landed))
+    steps.append(bench.command("next day's build", "build"))
+    seconds = sum(step.seconds for step in steps)
+    print(
+        f"the next day's run ({following:%Y-%m-%d}; {kept}): {seconds:.1f} s, "
+        f"{seconds / close.seconds:.2f} of the close",
+        flush=True,
+    )
     second_close = None
     if args.months == 2:
-        rest = bench.generate(files_dir / "month-2", fleet, months[1][1:])
+        rest = bench.generate(files_dir / "month-2", fleet, months[1][2:])
         bench.ingest_days(rest, next_month(second))
         second_close = bench.command(
             "close 2026-11", "close", "--period", "2026-11", "--approver", "bench"
@@ -216,8 +235,8 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/gpuledger-bench"))
     parser.add_argument("--results", type=Path, default=Path(__file__).with_name("results.md"))
     args = parser.parse_args()
-    if args.days < 1 or (args.months == 2 and args.days < 2):
-        parser.error("--days: at least 1 (2 with --months 2: the daily run is day 1 of it)")
+    if args.days < 1 or (args.months == 2 and args.days < 3):
+        parser.error("--days: at least 1 (3 with --months 2: its days 1 and 2 are the daily runs)")
     args.jobs = args.jobs or 8 * args.gpus * args.days
     try:
         result = run(args)

@@ -1,6 +1,7 @@
 """`make bench` at a tiny scale (16 GPUs, one day): the whole run through the CLI as a user
 runs it, its results row written, every ingest landing all it read, both periods' steps
-done. A check that the benchmark runs, not of its timings."""
+done, and the next day's run with its frozen period. A check that the benchmark runs, not of
+its timings."""
 
 from __future__ import annotations
 
@@ -39,3 +40,5 @@ def test_the_benchmark_runs_end_to_end_and_writes_its_row(tmp_path: Path) -> Non
     assert sum(row["records_quarantined"] for row in manifests) == 0
     assert "period 2026-10 closed and published" in run.stdout
     assert "daily build" in run.stdout
+    kept = "models built by period: 1 frozen period(s) kept (2026-10)"
+    assert f"the next day's run (2026-11-02; {kept})" in run.stdout
