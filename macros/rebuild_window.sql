@@ -61,11 +61,15 @@
     materialization (macros/materializations/by_day.sql) replaces the days of the window, every
     one of them (a day the query no longer returns keeps no rows): DuckDB deletes them and
     inserts the query's rows; Spark drops those day partitions of a Parquet table partitioned
-    by the day and inserts. -#}
-{% macro by_day_incremental_config(day_column) -%}
-    {{ return(gpuledger.partitioned_by(
-        {'materialized': 'by_day', 'day_column': day_column}, day_column
-    )) }}
+    by the day and inserts. With `replace_column` (an hour of the row, a timestamp) DuckDB
+    replaces the rows by it, so a piece of whole hours replaces its hours, not its days;
+    Spark's partitions are still the days. -#}
+{% macro by_day_incremental_config(day_column, replace_column=none) -%}
+    {%- set config = {'materialized': 'by_day', 'day_column': day_column} -%}
+    {%- if replace_column -%}
+        {%- do config.update({'replace_column': replace_column}) -%}
+    {%- endif -%}
+    {{ return(gpuledger.partitioned_by(config, day_column)) }}
 {%- endmacro %}
 
 {#- The pieces the by_day materialization rebuilds `model`'s window in, one after another:

@@ -84,7 +84,14 @@ def test_a_daily_run_rebuilds_staging_for_the_new_day_alone(tmp_path: Path) -> N
     pieces = incremental.plan(days, per_day, alone_rows=0)
     assert pieces is not None
     assert [str(p) for p in pieces["stg_prometheus__gpu_activity"]] == ["2026-10-04/2026-10-05"]
-    assert [str(p) for p in pieces["int_device_activity_hourly"]] == ["2026-10-03/2026-10-06"]
+    # the roll-up's days are 3 to 5, its piece the hours its samples reach: from the last
+    # hour of the day before (its samples' next neighbours are new) to 02:00 of the day after
+    assert days.model_days("int_device_activity_hourly") == (
+        dt.date(2026, 10, 3), dt.date(2026, 10, 6),
+    )  # fmt: skip
+    assert [str(p) for p in pieces["int_device_activity_hourly"]] == [
+        "2026-10-03T23:00:00/2026-10-05T02:00:00"
+    ]
     # rebuilt before the build, the days are still what the models' data tests check
     assert days.done().environment() == {
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",
@@ -148,7 +155,11 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
     device_days = incremental.chunks(tmp_path, days, limit=1, model="int_dcgm_device_days")
     assert [str(p) for p in device_days] == [f"2026-10-0{d}/2026-10-0{d + 1}" for d in range(1, 7)]
     hourly = incremental.chunks(tmp_path, days, limit=15, model="int_device_activity_hourly")
-    assert [(p.start.day, p.end.day) for p in hourly] == [(30, 3), (3, 5), (5, 8)]
+    assert [str(p) for p in hourly] == [
+        "2026-09-30T23:00:00/2026-10-03",  # from an hour before the first sample
+        "2026-10-03/2026-10-05",
+        "2026-10-05/2026-10-07T02:00:00",  # to the end of two hours after the last
+    ]
     done = days.done()
     assert done.environment() == {
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",

@@ -97,6 +97,12 @@ REACH = {
     # staging's days per GPU: a row's day is its own
     "int_dcgm_device_days": (dt.timedelta(0), dt.timedelta(0)),
 }
+# models whose rows are hours (the by_day config's replace_column): on DuckDB a piece of
+# theirs replaces the hours within its bounds, so their pieces start at the first hour the
+# new samples reach and end after the last (Window.hours), where their days would take whole
+# days: a daily run's roll-up rebuilt the whole day before the new one (17.7M points of the
+# 4,096-GPU fleet) for its last hour, whose samples get a next neighbour
+HOURLY_MODELS = frozenset({"int_device_activity_hourly"})
 STATE_TABLE = "incremental_built_batches"
 # the keyed models' fingerprint at the recorded build (one row)
 KEYED_STATE_TABLE = "incremental_keyed_inputs"
@@ -178,6 +184,9 @@ class Window:
     own: tuple[tuple[str, dt.date, dt.date], ...] = ()
     # the same for the days checked, when not `own`
     checked_own: tuple[tuple[str, dt.date, dt.date], ...] | None = None
+    # (model, first, end): the hours [first, end) an HOURLY_MODELS model rebuilds, where
+    # they are within its days (`cut` starts its first piece and ends its last there)
+    hours: tuple[tuple[str, dt.datetime, dt.datetime], ...] = ()
     # whether the KEYED_MODELS recompute the keys of `batches` (else they are made whole);
     # kept by `done`, which drops the full refresh once the window's days were rebuilt
     keyed: bool = False
@@ -188,6 +197,13 @@ class Window:
         """The days [start, end) `model` rebuilds: its own, else the window's."""
         found = [(start, end) for name, start, end in self.own if name == model]
         return found[0] if found else (self.start, self.end)
+
+    def model_span(self, model: str | None) -> tuple[dt.datetime, dt.datetime]:
+        """The instants [first, end) `model`'s pieces cover: its hours (HOURLY_MODELS),
+        else its days' midnights."""
+        found = [(first, end) for name, first, end in self.hours if name == model]
+        first, last = self.model_days(model)
+        return found[0] if found else (_midnight(first), _midnight(last))
 
     def args(self) -> list[str]:
         """dbt's arguments: a full refresh rebuilds the incremental models whole."""
@@ -218,6 +234,7 @@ class Window:
             checked=(self.start, self.end),
             own=(),
             checked_own=self.own,
+            hours=(),
         )
 
     @property
@@ -355,7 +372,32 @@ def _window(
     start = min(first for first, _ in reached.values())
     end = max(end for _, end in reached.values())
     own = tuple((m, a, b) for m, (a, b) in reached.items() if (a, b) != (start, end))
-    return Window(start, end, batches, full_refresh, stamp, own=own)
+    hours = _hours(spans, reached)
+    return Window(start, end, batches, full_refresh, stamp, own=own, hours=hours)
+
+
+_HOUR = dt.timedelta(hours=1)
+
+
+def _hours(
+    spans: list[tuple[dt.datetime, dt.datetime]], reached: dict[str, tuple[dt.date, dt.date]]
+) -> tuple[tuple[str, dt.datetime, dt.datetime], ...]:
+    """Window.hours: each HOURLY_MODELS model's hours, from the hour of the first sample
+    less its REACH to the end of the hour of the last plus its REACH, where they are fewer
+    than its days (`reached`)."""
+    found = []
+    for model in sorted(HOURLY_MODELS) if spans else ():
+        before, after = REACH[model]
+        first = _hour(min(first for first, _ in spans) - before)
+        end = _hour(max(last for _, last in spans) + after) + _HOUR
+        if (first, end) != (_midnight(reached[model][0]), _midnight(reached[model][1])):
+            found.append((model, first, end))
+    return tuple(found)
+
+
+def _hour(instant: dt.datetime) -> dt.datetime:
+    """The start of the clock hour `instant` is in."""
+    return instant.replace(minute=0, second=0, microsecond=0)
 
 
 def _spans(home: Path, batches: Iterable[str]) -> list[tuple[dt.datetime, dt.datetime]]:
@@ -433,6 +475,7 @@ def cut(
     limit = limit or int(os.environ.get(CHUNK_VARIABLE, "") or CHUNK_ROWS)
     limit *= CHUNK_SCALE.get(model or "", 1)
     first, last = days.model_days(model)
+    lower, upper = days.model_span(model)
     pieces: list[Piece] = []
     start, rows, end = _midnight(first), 0.0, _midnight(last)
     day = first
@@ -452,7 +495,9 @@ def cut(
         day += dt.timedelta(days=1)
     if start < end:
         pieces.append(Piece(start, end))
-    return pieces
+    # an hourly model's first piece from its first hour, its last to its last (model_span)
+    clipped = [Piece(max(p.start, lower), min(p.end, upper)) for p in pieces]
+    return [piece for piece in clipped if piece.start < piece.end]
 
 
 def plan(

@@ -16,9 +16,15 @@
     new table creating it. A day too large for one piece comes in pieces of whole hours, in
     order: the piece that holds the day's midnight deletes the whole day (its day column, a
     date, is within that piece's bounds) and inserts its hours; the day's later pieces delete
-    nothing and insert theirs, so the day is still replaced whole. -#}
+    nothing and insert theirs, so the day is still replaced whole. A model whose rows are
+    hours names their hour in `replace_column` (by_day_incremental_config): each piece then
+    replaces the hours within its bounds, so a piece may start or end within a day (the
+    hourly roll-up of a daily run rebuilds the day before the new one from the hour the new
+    samples reach back to, gpuledger.core.incremental.HOURLY_MODELS). -#}
 {% materialization by_day, adapter='duckdb' %}
     {%- set day_column = config.require('day_column') -%}
+    {#- the rows a piece replaces: those of its days, or of its hours (replace_column) -#}
+    {%- set replace_column = config.get('replace_column') or day_column -%}
     {%- set existing_relation = load_cached_relation(this) -%}
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set rebuild_whole = existing_relation is none or should_full_refresh() -%}
@@ -34,7 +40,7 @@
     {%- for piece in pieces[:-1] -%}
         {% call statement('piece_' ~ loop.index) -%}
             {{ gpuledger.set_rebuild_piece(piece) }};
-            {{ gpuledger.replace_rows(target_relation, compiled_code, rebuild_whole and loop.first, gpuledger.rebuild_window(day_column)) }}
+            {{ gpuledger.replace_rows(target_relation, compiled_code, rebuild_whole and loop.first, gpuledger.rebuild_window(replace_column)) }}
         {%- endcall %}
         {% do adapter.commit() %}
         {{ print('gpuledger rebuilt piece: ' ~ this.identifier ~ ' ' ~ piece[0] ~ '/' ~ piece[1]) }}
@@ -44,7 +50,7 @@
         {%- if pieces -%}
             {{ gpuledger.set_rebuild_piece(pieces[-1]) }};
         {%- endif %}
-        {{ gpuledger.replace_rows(target_relation, compiled_code, rebuild_whole and pieces | length < 2, gpuledger.rebuild_window(day_column)) }}
+        {{ gpuledger.replace_rows(target_relation, compiled_code, rebuild_whole and pieces | length < 2, gpuledger.rebuild_window(replace_column)) }}
         {%- if pieces -%};
             {{ gpuledger.set_rebuild_piece() }}
         {%- endif %}

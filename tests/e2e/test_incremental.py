@@ -132,7 +132,14 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     _ingest(home, policy, "prometheus", fourth.paths["prometheus"], DAYS[3] + dt.timedelta(days=1))
     _ingest(home, policy, "prometheus", [late], DAYS[3] + dt.timedelta(days=2))
     second_window = incremental.window(home)
-    built = run_cli(home, policy, "build")
+    # in pieces, as a large fleet's daily run is (rebuilt alone before the build): the
+    # roll-up's piece then starts and ends within a day (Window.hours)
+    os.environ[incremental.CHUNK_VARIABLE] = str(CHUNK_ROWS)
+    try:
+        second_pieces = incremental.plan(second_window, incremental.day_rows(home, second_window))
+        built = run_cli(home, policy, "build")
+    finally:
+        del os.environ[incremental.CHUNK_VARIABLE]
     assert built.exit_code == 0, built.stdout + built.stderr
 
     full = root / "full"
@@ -154,6 +161,7 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "second": second_window,
         "full_window": full_window,
         "pieces": pieces,
+        "second_pieces": second_pieces,
     }
 
 
@@ -165,6 +173,15 @@ def test_a_daily_build_rebuilds_only_the_days_its_batches_touch(histories: dict)
     assert not second.full_refresh
     assert (second.start, second.end) == (dt.date(2026, 10, 2), dt.date(2026, 10, 6))
     assert len(second.batches) >= 3  # day 4's sacct and DCGM, the late re-export
+    # the roll-up's days are 2 to 5; its pieces cover the hours its new samples reach: from
+    # an hour before the re-export of the 3rd to two hours after the 4th's last sample (23:59)
+    rolled = histories["second_pieces"]["int_device_activity_hourly"]
+    print("the roll-up's pieces in the second build:", ", ".join(map(str, rolled)))
+    assert [p.start for p in rolled[1:]] == [p.end for p in rolled[:-1]]
+    assert (rolled[0].start, rolled[-1].end) == (
+        dt.datetime(2026, 10, 2, 23),
+        dt.datetime(2026, 10, 5, 2),
+    )
     assert full.full_refresh and full.start == dt.date(2026, 9, 30)
     pieces = histories["pieces"]
     print("full refresh in pieces:", ", ".join(map(str, pieces)))

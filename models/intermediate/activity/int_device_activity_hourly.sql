@@ -1,5 +1,5 @@
 {{ config(
-    **gpuledger.by_day_incremental_config('hour_day')
+    **gpuledger.by_day_incremental_config('hour_day', 'hour_start_at')
 ) }}
 
 {#- Device telemetry rolled up per clock hour, the only grain later models read (a fleet
@@ -12,11 +12,12 @@
     than the cap, or no neighbour at all, counts as the cap. A sample that crosses an hour
     boundary is split exactly between the two hours (the cap keeps it to two).
 
-    Incremental by whole UTC days of hours (hour_day): a build rebuilds the days its new
-    batches touch (gpuledger.core.incremental). The hours of a day take the samples from an
-    hour before it (an interval runs at most an hour into the next) and their neighbours
-    another hour out (a farther one counts as the cap either way), so a day rebuilt alone
-    equals the same day of a full build.
+    Incremental by UTC days of hours (hour_day): a build rebuilds the days its new batches
+    touch (gpuledger.core.incremental), on DuckDB from the first hour their samples reach to
+    the last (a piece replaces the rows of its hours, hour_start_at). The hours of a piece
+    take the samples from an hour before it (an interval runs at most an hour into the next)
+    and their neighbours another hour out (a farther one counts as the cap either way), so
+    hours rebuilt alone equal the same hours of a full build.
 
     Owners, one row per owner the sample names:
     - dcgm: the pod labels dcgm-exporter attached (`namespace/pod`, owner_kind k8s_pod), else
