@@ -224,7 +224,8 @@ def test_the_late_version_of_a_day_is_the_one_held(histories: dict) -> None:
 def test_every_incremental_model_of_the_project_is_registered() -> None:
     """gpuledger.core.incremental knows every incremental model (its days are chosen and
     recorded there): a model made incremental without it would never be rebuilt by day.
-    On DuckDB they are materialized `by_day` (macros/materializations/by_day.sql)."""
+    On DuckDB they are materialized `by_day` (macros/materializations/by_day.sql), and
+    HOURLY_MODELS are those that replace their rows by the hour (`replace_column`)."""
     manifest = json.loads(prepare_manifest().read_text())
     found = {
         (node["schema"], node["name"])
@@ -233,6 +234,14 @@ def test_every_incremental_model_of_the_project_is_registered() -> None:
         and node["config"]["materialized"] in ("incremental", "by_day")
     }
     assert found == {(schema, name) for schema, name, _ in incremental.INCREMENTAL_MODELS}
+    # the models whose pieces may start within a day replace the rows of their hours: one
+    # that replaced its days would keep the hours before such a piece's start twice
+    hourly = {
+        node["name"]
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["config"].get("replace_column")
+    }
+    assert hourly == incremental.HOURLY_MODELS
 
 
 def test_a_rebuilt_day_keeps_no_row_its_evidence_no_longer_gives(
