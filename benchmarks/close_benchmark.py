@@ -49,8 +49,7 @@ from benchmarks.formats.kubernetes import CLUSTER, write_watch_start
 from benchmarks.policy import write_policy
 from benchmarks.results import Result, append_row, run_identity
 from benchmarks.steps import Step, StepFailed, run_command, run_ingest
-from extractors.rawstore import BATCHES_TABLE, batch_files, raw_dir
-from gpuledger.core import period_scope
+from gpuledger.core import incremental, period_scope
 
 UNITS = {"slurm": "lines", "prometheus": "points", "kubernetes": "events", "requests": "lines"}
 
@@ -176,7 +175,7 @@ def run(args: argparse.Namespace) -> Result:
     next_day = bench.generate(files_dir / "daily-2", fleet, [following])
     steps = bench.ingest_days(next_day, following + dt.timedelta(days=1))
     # what the build will keep, as its runner finds it (orchestration.warehouse_assets)
-    landed = [path.stem for path in batch_files(raw_dir(bench.home) / BATCHES_TABLE)]
+    landed = incremental.manifested_batches(bench.home)
     kept = period_scope.describe(period_scope.frozen(bench.home, landed))
     steps.append(bench.command("next day's build", "build"))
     seconds = sum(step.seconds for step in steps)

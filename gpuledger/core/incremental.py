@@ -360,39 +360,28 @@ def _window(
     stamp: str,
 ) -> Window:
     """The window of samples between each span's first and last instant: every model's days
-    (their REACH), and those of a model with fewer days than the window's."""
-    reached = {
-        model: (
-            min(((first - before).date() for first, _ in spans), default=EMPTY_DAY),
-            max(((last + after).date() for _, last in spans), default=EMPTY_DAY)
-            + dt.timedelta(days=1),
-        )
-        for model, (before, after) in REACH.items()
-    }
+    (their REACH), those of a model with fewer days than the window's, and the hours of an
+    HOURLY_MODELS model where they are fewer than its days."""
+    reached: dict[str, tuple[dt.date, dt.date]] = {}
+    hours = []
+    for model, (before, after) in REACH.items():
+        if not spans:  # no samples: the one empty day
+            reached[model] = (EMPTY_DAY, EMPTY_DAY + dt.timedelta(days=1))
+            continue
+        # the first and last instant a new sample reaches in the model's rows
+        lower = min(first for first, _ in spans) - before
+        upper = max(last for _, last in spans) + after
+        reached[model] = (lower.date(), upper.date() + dt.timedelta(days=1))
+        first, last = _hour(lower), _hour(upper) + _HOUR
+        if model in HOURLY_MODELS and (first, last) != tuple(map(_midnight, reached[model])):
+            hours.append((model, first, last))
     start = min(first for first, _ in reached.values())
     end = max(end for _, end in reached.values())
     own = tuple((m, a, b) for m, (a, b) in reached.items() if (a, b) != (start, end))
-    hours = _hours(spans, reached)
-    return Window(start, end, batches, full_refresh, stamp, own=own, hours=hours)
+    return Window(start, end, batches, full_refresh, stamp, own=own, hours=tuple(hours))
 
 
 _HOUR = dt.timedelta(hours=1)
-
-
-def _hours(
-    spans: list[tuple[dt.datetime, dt.datetime]], reached: dict[str, tuple[dt.date, dt.date]]
-) -> tuple[tuple[str, dt.datetime, dt.datetime], ...]:
-    """Window.hours: each HOURLY_MODELS model's hours, from the hour of the first sample
-    less its REACH to the end of the hour of the last plus its REACH, where they are fewer
-    than its days (`reached`)."""
-    found = []
-    for model in sorted(HOURLY_MODELS) if spans else ():
-        before, after = REACH[model]
-        first = _hour(min(first for first, _ in spans) - before)
-        end = _hour(max(last for _, last in spans) + after) + _HOUR
-        if (first, end) != (_midnight(reached[model][0]), _midnight(reached[model][1])):
-            found.append((model, first, end))
-    return tuple(found)
 
 
 def _hour(instant: dt.datetime) -> dt.datetime:

@@ -13,10 +13,12 @@ must be the same rows in both warehouses (EXCEPT ALL, both ways), and the late v
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -107,6 +109,16 @@ def _differences(
     return found
 
 
+@contextlib.contextmanager
+def _in_pieces() -> Iterator[None]:
+    """Builds inside rebuild their telemetry in pieces of CHUNK_ROWS rows."""
+    os.environ[incremental.CHUNK_VARIABLE] = str(CHUNK_ROWS)
+    try:
+        yield
+    finally:
+        del os.environ[incremental.CHUNK_VARIABLE]
+
+
 @pytest.fixture(scope="module")
 def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     root = tmp_path_factory.mktemp("incremental")
@@ -134,12 +146,9 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     second_window = incremental.window(home)
     # in pieces, as a large fleet's daily run is (rebuilt alone before the build): the
     # roll-up's piece then starts and ends within a day (Window.hours)
-    os.environ[incremental.CHUNK_VARIABLE] = str(CHUNK_ROWS)
-    try:
+    with _in_pieces():
         second_pieces = incremental.plan(second_window, incremental.day_rows(home, second_window))
         built = run_cli(home, policy, "build")
-    finally:
-        del os.environ[incremental.CHUNK_VARIABLE]
     assert built.exit_code == 0, built.stdout + built.stderr
 
     full = root / "full"
@@ -148,11 +157,8 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         path.unlink()
     full_window = incremental.window(full)
     pieces = incremental.chunks(full, full_window, limit=CHUNK_ROWS)
-    os.environ[incremental.CHUNK_VARIABLE] = str(CHUNK_ROWS)
-    try:
+    with _in_pieces():
         built = run_cli(full, policy, "build")
-    finally:
-        del os.environ[incremental.CHUNK_VARIABLE]
     assert built.exit_code == 0, built.stdout + built.stderr
     return {
         "home": home,
