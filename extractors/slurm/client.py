@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from extractors.ahead import ahead
@@ -35,7 +36,13 @@ from extractors.slurm.parse import (
 from extractors.slurm.record import EXTRACTED_AT_BASIS, with_run_end
 from extractors.slurm.records import JOBS_TABLE, RAW_TABLES, STEPS_TABLE
 from extractors.slurm.sacct_json import land_job
-from extractors.slurm.steps import StepsAfterJobs, quarantine_orphan_steps, step_job_keys
+from extractors.slurm.steps import (
+    StepsAfterJobs,
+    job_keys,
+    key_array,
+    quarantine_orphan_steps,
+    step_job_keys,
+)
 from extractors.slurm.stream import SacctStream
 from extractors.slurm.windows import (
     check_cluster_name,
@@ -252,14 +259,20 @@ def with_orphan_steps(home: Path, result: ParseResult) -> ParseResult:
 
 
 def landed_jobs(home: Path, keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Those of `keys` (cluster, job_id) that a landed batch holds a job row of."""
+    """Those of `keys` (cluster, job_id) that a landed batch holds a job row of (no batch
+    is read for no keys; each batch's keys are matched in Arrow, only its matches become
+    Python values)."""
+    if not keys:
+        return set()
+    wanted = key_array(keys)
     manifested = {p.stem for p in batch_files(raw_dir(home) / BATCHES_TABLE)}
     found: set[tuple[str, str]] = set()
     for path in batch_files(raw_dir(home) / JOBS_TABLE):
         if path.stem not in manifested:
             continue
-        rows = pq.read_table(path, columns=["cluster", "job_id"]).to_pylist()
-        found.update(k for k in ((r["cluster"], r["job_id"]) for r in rows) if k in keys)
+        rows = pq.read_table(path, columns=["cluster", "job_id"])
+        matches = rows.filter(pc.is_in(job_keys(rows), value_set=wanted)).to_pylist()
+        found.update((r["cluster"], r["job_id"]) for r in matches)
     return found
 
 

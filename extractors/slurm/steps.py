@@ -82,10 +82,10 @@ class StepsAfterJobs:
 
     def write(self, jobs: pa.Table, steps: pa.Table) -> None:
         self._write(JOBS_TABLE, jobs)
-        self.keys.append(_keys(jobs))
+        self.keys.append(job_keys(jobs))
         if not steps.num_rows:
             return
-        known = pc.is_in(_keys(steps), value_set=pa.concat_arrays(self.keys[-2:]))
+        known = pc.is_in(job_keys(steps), value_set=pa.concat_arrays(self.keys[-2:]))
         self._write(STEPS_TABLE, steps.filter(known))
         held = steps.filter(pc.invert(known))
         if held.num_rows:
@@ -100,11 +100,11 @@ class StepsAfterJobs:
         if not self.held:
             return []
         held = pa.concat_tables(self.held)
-        keys = _keys(held)
+        keys = job_keys(held)
         in_batch = pc.is_in(keys, value_set=pa.concat_arrays(self.keys))
         missing = held.filter(pc.invert(in_batch)).select(["cluster", "job_id"]).to_pylist()
         landed = self.landed({(r["cluster"], r["job_id"]) for r in missing})
-        found = pa.array(sorted(f"{c}\n{j}" for c, j in landed), pa.string())
+        found = key_array(landed)
         known = pc.or_(in_batch, pc.is_in(keys, value_set=found))
         self._write(STEPS_TABLE, held.filter(known))
         orphans = held.filter(pc.invert(known)).to_pylist()
@@ -114,6 +114,11 @@ class StepsAfterJobs:
         return [orphan_warning(orphans)]
 
 
-def _keys(rows: pa.Table) -> pa.Array:
+def job_keys(rows: pa.Table) -> pa.Array:
     """(cluster, job_id) of each row as one string (neither holds a newline)."""
     return pc.binary_join_element_wise(rows["cluster"], rows["job_id"], "\n").combine_chunks()
+
+
+def key_array(keys: Keys) -> pa.Array:
+    """(cluster, job_id) keys as `job_keys` writes them, in order."""
+    return pa.array(sorted(f"{cluster}\n{job_id}" for cluster, job_id in keys), pa.string())

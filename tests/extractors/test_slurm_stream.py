@@ -12,6 +12,7 @@ import pytest
 
 from extractors import textfile
 from extractors.filebatch import ReadOptions, SourceFileError
+from extractors.slurm import client as slurm_client
 from extractors.slurm.client import ingest_file
 from extractors.slurm.parse import parse_sacct_text
 from extractors.slurm.stream import SacctStream
@@ -151,3 +152,27 @@ def test_an_invalid_byte_in_a_later_piece_is_named_by_line_and_field(
     report = ingest_file(tmp_path / "home", path, read=ReadOptions(errors="replace"))
     assert report.records_landed == 6
     assert report.warnings[-1].startswith(f"{path}:7: field SubmitLine: invalid UTF-8 byte 0xff")
+
+
+def test_steps_find_their_jobs_in_earlier_batches_by_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    line = "|c|a|COMPLETED|2026-10-01T00:00:00|2026-10-01T01:00:00|01:00:00"
+    for day, jobs in (("1", "7 8"), ("2", "9")):
+        path = tmp_path / f"jobs-{day}.txt"
+        path.write_text(HEADER + "\n" + "".join(f"{j}{line}|gres/gpu=1|x\n" for j in jobs.split()))
+        assert ingest_file(home, path).records_landed == len(jobs.split())
+    # jobs of another cluster and unknown ids are not found; keys are matched per batch
+    wanted = {("c", "7"), ("c", "9"), ("other", "8"), ("c", "10")}
+    assert slurm_client.landed_jobs(home, wanted) == {("c", "7"), ("c", "9")}
+    steps = tmp_path / "steps.txt"
+    steps.write_text(HEADER + "\n" + "".join(f"{j}.batch{line}||x\n" for j in ("7", "9", "10")))
+    report = ingest_file(home, steps)
+    assert (report.records_landed, [r.line for r in report.rejected]) == (2, [4])
+
+    def unread(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a landed batch was read for no keys")
+
+    monkeypatch.setattr(slurm_client.pq, "read_table", unread)
+    assert slurm_client.landed_jobs(home, set()) == set()
