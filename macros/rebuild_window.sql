@@ -42,6 +42,16 @@
     {%- endif -%}
 {%- endmacro %}
 
+{#- Whether the build names no day to rebuild (GPULEDGER_REBUILD_NOTHING, set by
+    gpuledger.core.incremental.Window.names_nothing: nothing new landed, or the window was
+    rebuilt in pieces before the build). Its window is then one day without evidence, so a
+    run would delete no row and insert none; the by_day materialization leaves the table as
+    it is instead of running the query, which on the landed Parquet (staging) opens every
+    point file's metadata to find that day empty: a cost that grew with the history. -#}
+{% macro rebuilds_nothing() -%}
+    {{ return(env_var('GPULEDGER_REBUILD_NOTHING', '') == '1') }}
+{%- endmacro %}
+
 {#- The days (`YYYY-MM-DD/YYYY-MM-DD`) of `model_name` a build names in the variable
     `models_variable` (`model=YYYY-MM-DD/YYYY-MM-DD,...`: a model's own days where they are
     fewer than the window's), else in `window_variable`; '' when it names none. What a run

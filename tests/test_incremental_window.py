@@ -3,6 +3,7 @@ of the batches not built yet, and a large window cut into runs of days."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from pathlib import Path
 
@@ -50,6 +51,7 @@ def test_a_new_home_rebuilds_the_days_its_batches_touch_each_model_as_far_as_a_s
     assert sorted(days.batches) == ["a", "b"]
     assert days.environment() == {
         incremental.WINDOW_VARIABLE: "2026-10-02/2026-10-10",
+        incremental.NOTHING_VARIABLE: "",
         incremental.CHECKED_VARIABLE: "2026-10-02/2026-10-10",
         incremental.MODEL_WINDOWS_VARIABLE: (
             "stg_prometheus__gpu_activity=2026-10-03/2026-10-10,"
@@ -95,6 +97,7 @@ def test_a_daily_run_rebuilds_staging_for_the_new_day_alone(tmp_path: Path) -> N
     # rebuilt before the build, the days are still what the models' data tests check
     assert days.done().environment() == {
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",
+        incremental.NOTHING_VARIABLE: "1",  # rebuilt before the build
         incremental.CHECKED_VARIABLE: "2026-10-03/2026-10-06",
         incremental.MODEL_WINDOWS_VARIABLE: "",
         incremental.CHECKED_MODEL_VARIABLE: (
@@ -120,6 +123,19 @@ def test_batches_without_telemetry_name_one_empty_day(tmp_path: Path) -> None:
     days = incremental.window(tmp_path, rebuild=())
     assert (days.start, days.days) == (incremental.EMPTY_DAY, 1)
     assert "nothing new to rebuild" in str(days)
+    # the by_day models are told to leave their tables as they are, unless made whole (the
+    # home's first build)
+    assert days.full_refresh
+    assert days.environment()[incremental.NOTHING_VARIABLE] == ""
+    later = dataclasses.replace(days, full_refresh=False)
+    assert later.environment()[incremental.NOTHING_VARIABLE] == "1"
+    # a window rebuilt in pieces before the build names nothing to the build; one with days
+    # names them
+    late = incremental._window(
+        [(dt.datetime(2026, 10, 4, 5), dt.datetime(2026, 10, 4, 6))], (), False, ""
+    )
+    assert late.environment()[incremental.NOTHING_VARIABLE] == ""
+    assert late.done().environment()[incremental.NOTHING_VARIABLE] == "1"
 
 
 def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path) -> None:
@@ -163,6 +179,7 @@ def test_a_large_window_is_cut_into_runs_of_days_under_the_limit(tmp_path: Path)
     done = days.done()
     assert done.environment() == {
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",
+        incremental.NOTHING_VARIABLE: "1",  # rebuilt before the build
         incremental.CHECKED_VARIABLE: "2026-09-30/2026-10-08",
         incremental.MODEL_WINDOWS_VARIABLE: "",
         incremental.CHECKED_MODEL_VARIABLE: (

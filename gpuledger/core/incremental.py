@@ -114,6 +114,9 @@ MODEL_WINDOWS_VARIABLE = "GPULEDGER_REBUILD_MODEL_WINDOWS"
 # the same for the days the data tests of a model check
 CHECKED_MODEL_VARIABLE = "GPULEDGER_CHECKED_MODEL_WINDOWS"
 CHECKED_VARIABLE = "GPULEDGER_CHECKED_WINDOW"
+# "1" when the window names no day to rebuild (Window.names_nothing): the by_day models leave
+# their tables as they are without running their queries (macros/rebuild_window.sql)
+NOTHING_VARIABLE = "GPULEDGER_REBUILD_NOTHING"
 CHUNK_VARIABLE = "GPULEDGER_REBUILD_CHUNK_ROWS"
 PIECES_VARIABLE = "GPULEDGER_REBUILD_PIECES"
 # the landed batches each piece of a model in BATCH_SCOPED reads (pieces_environment)
@@ -217,6 +220,7 @@ class Window:
         checked_own = self.own if self.checked_own is None else self.checked_own
         return {
             WINDOW_VARIABLE: f"{self.start.isoformat()}/{self.end.isoformat()}",
+            NOTHING_VARIABLE: "1" if self.names_nothing else "",
             CHECKED_VARIABLE: f"{checked[0].isoformat()}/{checked[1].isoformat()}",
             MODEL_WINDOWS_VARIABLE: _models(self.own),
             CHECKED_MODEL_VARIABLE: _models(checked_own),
@@ -240,6 +244,14 @@ class Window:
     @property
     def days(self) -> int:
         return (self.end - self.start).days
+
+    @property
+    def names_nothing(self) -> bool:
+        """Whether the window is the one empty day for every model and no full refresh: no
+        new sample to rebuild from (nothing landed, or its days rebuilt in pieces before the
+        build)."""
+        nothing = (self.start, self.days, self.own, self.hours) == (EMPTY_DAY, 1, (), ())
+        return nothing and not self.full_refresh
 
     def __str__(self) -> str:
         kind = "full refresh" if self.full_refresh else "incremental"

@@ -20,7 +20,8 @@
     hours names their hour in `replace_column` (by_day_incremental_config): each piece then
     replaces the hours within its bounds, so a piece may start or end within a day (the
     hourly roll-up of a daily run rebuilds the day before the new one from the hour the new
-    samples reach back to, gpuledger.core.incremental.HOURLY_MODELS). -#}
+    samples reach back to, gpuledger.core.incremental.HOURLY_MODELS). A build whose window
+    names no day (gpuledger.rebuilds_nothing) leaves the table as it is. -#}
 {% materialization by_day, adapter='duckdb' %}
     {%- set day_column = config.require('day_column') -%}
     {#- the rows a piece replaces: those of its days, or of its hours (replace_column) -#}
@@ -28,6 +29,8 @@
     {%- set existing_relation = load_cached_relation(this) -%}
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set rebuild_whole = existing_relation is none or should_full_refresh() -%}
+    {#- a window that names no day: the table stays as it is (gpuledger.rebuilds_nothing) -#}
+    {%- set nothing = not rebuild_whole and gpuledger.rebuilds_nothing() -%}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
@@ -36,7 +39,7 @@
         {% do adapter.drop_relation(existing_relation) %}
     {%- endif %}
 
-    {%- set pieces = gpuledger.rebuild_pieces(this.identifier) -%}
+    {%- set pieces = [] if nothing else gpuledger.rebuild_pieces(this.identifier) -%}
     {%- for piece in pieces[:-1] -%}
         {% call statement('piece_' ~ loop.index) -%}
             {{ gpuledger.set_rebuild_piece(piece) }};
@@ -47,12 +50,16 @@
     {%- endfor %}
 
     {% call statement('main') -%}
+        {%- if nothing -%}
+            select 0 as rows_replaced
+        {%- else -%}
         {%- if pieces -%}
             {{ gpuledger.set_rebuild_piece(pieces[-1]) }};
         {%- endif %}
         {{ gpuledger.replace_rows(target_relation, compiled_code, rebuild_whole and pieces | length < 2, gpuledger.rebuild_window(replace_column)) }}
         {%- if pieces -%};
             {{ gpuledger.set_rebuild_piece() }}
+        {%- endif %}
         {%- endif %}
     {%- endcall %}
 

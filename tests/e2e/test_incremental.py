@@ -150,6 +150,9 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         second_pieces = incremental.plan(second_window, incremental.day_rows(home, second_window))
         built = run_cli(home, policy, "build")
     assert built.exit_code == 0, built.stdout + built.stderr
+    # what the build ran for staging after its pieces (dbt's last statement of the model)
+    ran = home / "dbt" / "target" / "run" / "gpuledger" / "models" / "staging" / "prometheus"
+    staging_after_pieces = (ran / "stg_prometheus__gpu_activity.sql").read_text()
 
     full = root / "full"
     shutil.copytree(home, full)
@@ -168,6 +171,7 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "full_window": full_window,
         "pieces": pieces,
         "second_pieces": second_pieces,
+        "staging_after_pieces": staging_after_pieces,
     }
 
 
@@ -188,6 +192,10 @@ def test_a_daily_build_rebuilds_only_the_days_its_batches_touch(histories: dict)
         dt.datetime(2026, 10, 2, 23),
         dt.datetime(2026, 10, 5, 2),
     )
+    # the build after the pieces names no day: staging's query did not run there
+    # (macros/rebuild_window.sql, rebuilds_nothing), its table stays as the pieces left it
+    assert "rows_replaced" in histories["staging_after_pieces"]
+    assert "prometheus_points" not in histories["staging_after_pieces"]
     assert full.full_refresh and full.start == dt.date(2026, 9, 30)
     pieces = histories["pieces"]
     print("full refresh in pieces:", ", ".join(map(str, pieces)))
