@@ -46,8 +46,8 @@
     gpuledger.core.incremental.Window.names_nothing: nothing new landed, or the window was
     rebuilt in pieces before the build). Its window is then one day without evidence, so a
     run would delete no row and insert none; the by_day materialization leaves the table as
-    it is instead of running the query, which on the landed Parquet (staging) opens every
-    point file's metadata to find that day empty: a cost that grew with the history. -#}
+    it is instead of running the query, which on the landed Parquet (staging) read the files
+    of every batch to find that day empty: a cost that grew with the history. -#}
 {% macro rebuilds_nothing() -%}
     {{ return(env_var('GPULEDGER_REBUILD_NOTHING', '') == '1') }}
 {%- endmacro %}
