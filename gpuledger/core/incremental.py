@@ -376,13 +376,15 @@ def _window(
     HOURLY_MODELS model where they are fewer than its days."""
     reached: dict[str, tuple[dt.date, dt.date]] = {}
     hours = []
+    # the first and last new sample (the same for every model)
+    earliest = min((first for first, _ in spans), default=None)
+    latest = max((last for _, last in spans), default=None)
     for model, (before, after) in REACH.items():
-        if not spans:  # no samples: the one empty day
+        if earliest is None or latest is None:  # no samples: the one empty day
             reached[model] = (EMPTY_DAY, EMPTY_DAY + dt.timedelta(days=1))
             continue
         # the first and last instant a new sample reaches in the model's rows
-        lower = min(first for first, _ in spans) - before
-        upper = max(last for _, last in spans) + after
+        lower, upper = earliest - before, latest + after
         reached[model] = (lower.date(), upper.date() + dt.timedelta(days=1))
         first, last = _hour(lower), _hour(upper) + _HOUR
         if model in HOURLY_MODELS and (first, last) != tuple(map(_midnight, reached[model])):
