@@ -40,5 +40,7 @@ def served_materialization(served: Served) -> AssetMaterialization:
             "dbt_invocation_id": served.dbt_invocation_id or "",
             "closes": MetadataValue.json(served.closes),
             "row_counts": MetadataValue.json(served.row_counts),
+            # what the serve took from the copy before it (the rest it copied again)
+            "kept": MetadataValue.json(served.kept),
         },
     )

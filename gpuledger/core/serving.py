@@ -15,7 +15,20 @@ publishes every table and view of the warehouse's `marts` schema (views as table
   Each file is complete, but two files read a moment apart may come from two builds; a query
   that joins marts reads marts.duckdb, which is one build.
 - `manifest.json`: served_at, the dbt invocation the marts came from, the close id of every
-  closed period, and the rows of each mart; renamed into place last.
+  closed period, the rows of each mart, the last dbt command the copy has seen
+  (`served_through`) and what it took from the copy before it (`kept`); renamed into place
+  last.
+
+A serve copies only what can have changed since the copy before it. Every dbt command
+records itself in the warehouse (`main.dbt_invocations`, macros/record_dbt_run.sql): the marts
+it selected and, for those built by period, the periods it kept (frozen, never on a full
+refresh). When the served copy saw the commands up to one of those rows (its manifest's
+`served_through`, checked by invocation id), the new copy starts as a file copy of it: a mart
+no command since selected is kept as it is (its Parquet file too), one built by period keeps
+the rows of the periods every command since kept and takes the others from the warehouse,
+every other mart, and every view (dim_period reads the ledger, which changes outside dbt), is
+copied again. Without such a copy (none yet, another warehouse, a command that did not record
+itself) every mart is copied.
 
 Within one process DuckDB shares a database between connections to the same path: a process
 sees a newer copy once every connection it had to the old one is closed.
@@ -23,11 +36,13 @@ sees a newer copy once every connection it had to the old one is closed.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
+import shutil
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -39,6 +54,8 @@ from gpuledger.core.warehouse import connect, dbt_target, has_relation
 
 MARTS_SCHEMA = "marts"
 STAGED_PREFIX = ".marts-"
+# the dbt commands run on the warehouse, in order (macros/record_dbt_run.sql)
+INVOCATIONS_TABLE = "dbt_invocations"
 
 
 class NotServedError(FileNotFoundError):
@@ -54,6 +71,12 @@ class Served:
     dbt_invocation_id: str | None
     closes: dict[str, str]
     row_counts: dict[str, int]
+    # the last dbt command the copy has seen: {"seq": n, "invocation_id": id} of
+    # main.dbt_invocations (None: the warehouse records none)
+    served_through: dict[str, object] | None = None
+    # what this serve took from the copy before it: a mart kept whole ("all"), or the periods
+    # of a mart built by period whose rows it kept
+    kept: dict[str, object] = dataclasses.field(default_factory=dict)
 
 
 def parquet_dir(home: Path) -> Path:
@@ -88,24 +111,136 @@ def _remove_leftovers(folder: Path) -> None:
         leftover.unlink()
 
 
-def _copy_marts(con: duckdb.DuckDBPyConnection, staged: Path) -> tuple[dict[str, int], dict]:
-    """Copy every mart into the attached file `staged`: (rows per mart, closes per period)."""
-    names = [
-        name
-        for (name,) in con.execute(
-            "select table_name from information_schema.tables where table_schema = ? "
-            "order by table_name",
+@dataclass(frozen=True)
+class Reuse:
+    """What a serve may take from the served copy before it (`Served.kept`): the marts no
+    dbt command since selected, and for each mart built by period that every command since
+    that selected it kept periods of, its period column and those periods."""
+
+    untouched: frozenset[str]
+    periods: dict[str, tuple[str, tuple[str, ...]]]
+
+
+def _previous(home: Path) -> dict | None:
+    """The manifest of the served copy, when its marts.duckdb is there too."""
+    path = manifest_path(home)
+    if not path.exists() or not served_path(home).exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except ValueError:
+        return None
+
+
+def _through(con: duckdb.DuckDBPyConnection) -> dict[str, object] | None:
+    """The last dbt command the warehouse recorded (what a copy made now has seen)."""
+    if not has_relation(con, "main", INVOCATIONS_TABLE):
+        return None
+    row = con.execute(
+        f"select seq, invocation_id from main.{INVOCATIONS_TABLE} order by seq desc limit 1"
+    ).fetchone()
+    return None if row is None else {"seq": row[0], "invocation_id": row[1]}
+
+
+def plan_reuse(con: duckdb.DuckDBPyConnection, previous: dict | None) -> Reuse | None:
+    """What the served copy described by `previous` (its manifest) still holds of the
+    warehouse `con` reads: None when it cannot be told (no copy, no record of the commands
+    since it, another warehouse), so every mart is copied."""
+    seen = (previous or {}).get("served_through")
+    if not isinstance(seen, dict) or not has_relation(con, "main", INVOCATIONS_TABLE):
+        return None
+    rows = con.execute(
+        f"select seq, invocation_id, full_refresh, frozen_periods, selected_marts "
+        f"from main.{INVOCATIONS_TABLE} where seq >= ? order by seq",
+        [seen.get("seq")],
+    ).fetchall()
+    if not rows or (rows[0][0], rows[0][1]) != (seen.get("seq"), seen.get("invocation_id")):
+        return None
+    # per mart selected since: (its period column, the periods every command kept), or None
+    kept: dict[str, tuple[str, set[str]] | None] = {}
+    for _, _, full_refresh, frozen, marts in rows[1:]:
+        named = set(filter(None, (frozen or "").split(",")))
+        for mart, column in json.loads(marts or "{}").items():
+            keeps = column is not None and not full_refresh and bool(named)
+            if mart not in kept:
+                kept[mart] = (column, named) if keeps else None
+            else:
+                before = kept[mart]
+                same = keeps and before is not None and before[0] == column
+                kept[mart] = (column, before[1] & named) if same and before else None
+    previous_marts = set((previous or {}).get("row_counts") or {})
+    return Reuse(
+        untouched=frozenset(previous_marts - set(kept)),
+        periods={
+            mart: (found[0], tuple(sorted(found[1])))
+            for mart, found in kept.items()
+            if found is not None and found[1] and mart in previous_marts
+        },
+    )
+
+
+def _columns(con: duckdb.DuckDBPyConnection, catalog: str, schema: str, name: str) -> list:
+    return con.execute(
+        "select column_name, data_type from information_schema.columns "
+        "where table_catalog = ? and table_schema = ? and table_name = ? "
+        "order by ordinal_position",
+        [catalog, schema, name],
+    ).fetchall()
+
+
+def _copy_marts(
+    con: duckdb.DuckDBPyConnection, staged: Path, reuse: Reuse | None
+) -> tuple[dict[str, int], dict, dict[str, object]]:
+    """Copy the marts into the attached file `staged` (a copy of the served file when
+    `reuse` says what it still holds, else new): (rows per mart, closes per period, what
+    was kept)."""
+    marts = dict(
+        con.execute(
+            "select table_name, table_type from information_schema.tables "
+            "where table_schema = ? order by table_name",
             [MARTS_SCHEMA],
         ).fetchall()
-    ]
+    )
+    warehouse = con.execute("select current_database()").fetchone()[0]
     con.execute(f"attach {_quoted(staged)} as served (read_write)")
     try:
+        held = {
+            name
+            for (name,) in con.execute(
+                "select table_name from information_schema.tables "
+                "where table_catalog = 'served' and table_schema = 'main'"
+            ).fetchall()
+        }
+        kept: dict[str, object] = {}
         counts = {}
-        for name in names:
-            con.execute(
-                f'create table served.main."{name}" as select * from {MARTS_SCHEMA}."{name}"'
+        for name in held - set(marts):
+            con.execute(f'drop table served.main."{name}"')
+        for name, kind in marts.items():
+            target = f'served.main."{name}"'
+            same_shape = name in held and _columns(con, "served", "main", name) == _columns(
+                con, warehouse, MARTS_SCHEMA, name
             )
-            counts[name] = con.execute(f'select count(*) from served.main."{name}"').fetchone()[0]
+            table = kind == "BASE TABLE"
+            if reuse and table and same_shape and name in reuse.untouched:
+                kept[name] = "all"
+            elif reuse and table and same_shape and name in reuse.periods:
+                column, periods = reuse.periods[name]
+                live = (
+                    f'"{column}" is null or "{column}" not in ('
+                    + ", ".join("'" + p.replace("'", "''") + "'" for p in periods)
+                    + ")"
+                )
+                con.execute(f"delete from {target} where {live}")
+                con.execute(
+                    f'insert into {target} by name select * from {MARTS_SCHEMA}."{name}" '
+                    f"where {live}"
+                )
+                kept[name] = list(periods)
+            else:
+                if name in held:
+                    con.execute(f"drop table {target}")
+                con.execute(f'create table {target} as select * from {MARTS_SCHEMA}."{name}"')
+            counts[name] = con.execute(f"select count(*) from {target}").fetchone()[0]
         closes = {}
         if has_relation(con, MARTS_SCHEMA, "dim_period"):
             closes = dict(
@@ -117,14 +252,21 @@ def _copy_marts(con: duckdb.DuckDBPyConnection, staged: Path) -> tuple[dict[str,
         con.execute("checkpoint served")
     finally:
         con.execute("detach served")
-    return counts, closes
+    return counts, closes, kept
 
 
-def _write_parquet(home: Path, staged: Path, names: Sequence[str]) -> None:
+def _write_parquet(
+    home: Path, staged: Path, names: Sequence[str], unchanged: Iterable[str] = ()
+) -> None:
+    """Write each mart's Parquet file beside and rename it over its name; a mart in
+    `unchanged` (kept whole from the copy before) keeps the file it has."""
     folder = parquet_dir(home)
     folder.mkdir(parents=True, exist_ok=True)
+    keep = set(unchanged)
     with duckdb.connect(str(staged), read_only=True) as con:
         for name in names:
+            if name in keep and (folder / f"{name}.parquet").exists():
+                continue
             part = folder / f".{name}-{uuid.uuid4().hex[:12]}.parquet"
             con.execute(f'copy main."{name}" to {_quoted(part)} (format parquet)')
             _seal(part)
@@ -141,10 +283,15 @@ def serve(home: Path) -> Served:
     folder.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(folder)
     staged = folder / f"{STAGED_PREFIX}{uuid.uuid4().hex[:12]}.duckdb"
+    previous = _previous(home)
     with connect(home) as con:
-        counts, closes = _copy_marts(con, staged)
+        reuse = plan_reuse(con, previous)
+        if reuse is not None:
+            shutil.copyfile(served_path(home), staged)
+        counts, closes, kept = _copy_marts(con, staged, reuse)
+        through = _through(con)
     _seal(staged)
-    _write_parquet(home, staged, list(counts))
+    _write_parquet(home, staged, list(counts), [n for n, how in kept.items() if how == "all"])
     crashpoints.reached("serve:before-swap")
     os.replace(staged, served_path(home))
     served = Served(
@@ -153,6 +300,8 @@ def serve(home: Path) -> Served:
         dbt_invocation_id=_dbt_invocation_id(home),
         closes=closes,
         row_counts=counts,
+        served_through=through,
+        kept=kept,
     )
     staged_manifest = folder / ".manifest.json"
     staged_manifest.write_text(json.dumps(asdict(served), indent=2) + "\n")

@@ -20,9 +20,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpuledger.core.home import served_path, warehouse_path
-from gpuledger.core.serving import manifest_path, parquet_dir
-from gpuledger.core.warehouse import WarehouseLocked, build_error
+from gpuledger.core.home import home_lock, served_path, warehouse_path
+from gpuledger.core.serving import manifest_path, parquet_dir, serve
+from gpuledger.core.warehouse import WarehouseLocked, build_error, run_dbt
 from tests.conftest import (
     REPO,
     Job,
@@ -155,6 +155,96 @@ def test_readers_of_the_served_copy_never_block_a_build_or_a_close(
         "marts.duckdb",
         "parquet",
     ]
+
+
+def _served_equals_the_warehouse(home: Path) -> dict[str, object]:
+    """Every mart of the served copy and its Parquet file hold the warehouse's rows (as
+    multisets); the manifest's `kept`."""
+    manifest = json.loads(manifest_path(home).read_text())
+    with duckdb.connect() as con:
+        con.execute(f"attach '{warehouse_path(home)}' as w (read_only)")
+        con.execute(f"attach '{served_path(home)}' as s (read_only)")
+        marts = [
+            name
+            for (name,) in con.execute(
+                "select table_name from information_schema.tables "
+                "where table_catalog = 'w' and table_schema = 'marts' order by 1"
+            ).fetchall()
+        ]
+        assert sorted(manifest["row_counts"]) == marts
+        for name in marts:
+            parquet = str(parquet_dir(home) / f"{name}.parquet")
+            copies = (f's.main."{name}"', f"read_parquet('{parquet}')")
+            for copy in copies:
+                for one, other in ((f'w.marts."{name}"', copy), (copy, f'w.marts."{name}"')):
+                    (missing,) = con.execute(
+                        f"select count(*) from (select * from {one} except all "
+                        f"select * from {other})"
+                    ).fetchone()
+                    assert missing == 0, (name, one, other)
+            (rows,) = con.execute(f'select count(*) from w.marts."{name}"').fetchone()
+            assert manifest["row_counts"][name] == rows, name
+    return manifest["kept"]
+
+
+def test_a_serve_copies_what_changed_since_the_copy_before_and_equals_the_warehouse(
+    tmp_path: Path, home: Path
+) -> None:
+    policy = write_policy(tmp_path / "policy", POLICY)
+    inventory = write_inventory(tmp_path / "inventory.csv", {"node-a": 8})
+    assert run_cli(home, None, "ingest", "inventory", "--file", str(inventory)).exit_code == 0
+    _land(
+        home,
+        tmp_path,
+        "march",
+        [Job("1", "atlas", MARCH, MARCH + dt.timedelta(hours=100), 4, "node-a")],
+    )
+    assert run_cli(home, policy, "build").exit_code == 0
+    # the first serve has no copy before it
+    assert _served_equals_the_warehouse(home) == {}
+
+    _land(
+        home,
+        tmp_path,
+        "april",
+        [Job("2", "atlas", APRIL, APRIL + dt.timedelta(hours=10), 4, "node-a")],
+    )
+    close = run_cli(home, policy, "close", "--period", "2026-03", "--approver", "finance")
+    assert close.exit_code == 0, close.stdout + close.stderr
+    # the close's second serve (after the ledger's marts were rebuilt) keeps every other
+    # table of the first, Parquet file and all; views (dim_period reads the ledger) and the
+    # ledger's marts are copied again
+    kept = _served_equals_the_warehouse(home)
+    ledger_marts = {"fact_chargeback", "fact_showback", "fact_charge_line_evidence"}
+    assert {"fact_gpu_allocation", "fact_idle_capacity", "dim_workload", "dim_gpu"} <= set(kept)
+    assert set(kept).isdisjoint(ledger_marts | {"dim_period"})
+    assert set(kept.values()) == {"all"}
+    parquet = parquet_dir(home) / "fact_gpu_allocation.parquet"
+    kept_file = parquet.stat().st_ino
+
+    # the next build keeps the closed month: the marts built by period keep its rows and
+    # take April's from the warehouse; every other table is copied again
+    build = run_cli(home, policy, "build")
+    assert build.exit_code == 0, build.stderr
+    kept = _served_equals_the_warehouse(home)
+    assert kept == {"fact_gpu_allocation": ["2026-03"], "fact_idle_capacity": ["2026-03"]}
+    assert parquet.stat().st_ino != kept_file  # April's rows changed: a new file
+
+    # a dbt command by hand records itself: the mart it selected is copied again
+    run_dbt(home, ["run", "--select", "fact_chargeback"])
+    with home_lock(home):
+        served = serve(home)
+    assert served.kept and "fact_chargeback" not in served.kept
+    assert set(served.kept.values()) == {"all"}
+    assert _served_equals_the_warehouse(home) == served.kept
+
+    # a copy whose commands the warehouse cannot name (here: another record) is made whole
+    manifest = json.loads(manifest_path(home).read_text())
+    manifest["served_through"]["invocation_id"] = "another"
+    manifest_path(home).write_text(json.dumps(manifest))
+    with home_lock(home):
+        assert serve(home).kept == {}
+    assert _served_equals_the_warehouse(home) == {}
 
 
 def test_a_process_holding_the_warehouse_makes_build_and_close_wait_then_name_it(
