@@ -179,6 +179,17 @@ def plan_reuse(con: duckdb.DuckDBPyConnection, previous: dict | None) -> Reuse |
     )
 
 
+def _spent(home: Path) -> bool:
+    """Whether the served file holds more freed blocks than used ones. A serve that keeps
+    part of the copy before frees the blocks of what it replaces at its checkpoint and the
+    next one writes into them, so the file stays about the size of the marts plus what one
+    serve replaces; after a serve that replaced nearly everything in a copy (a full refresh)
+    it would stay twice the marts' size, and the next serve makes a new file instead."""
+    with duckdb.connect(str(served_path(home)), read_only=True) as con:
+        row = con.execute("pragma database_size").fetchone()
+    return row is not None and row[5] > row[4]
+
+
 def _columns(con: duckdb.DuckDBPyConnection, catalog: str, schema: str, name: str) -> list:
     return con.execute(
         "select column_name, data_type from information_schema.columns "
@@ -286,6 +297,8 @@ def serve(home: Path) -> Served:
     previous = _previous(home)
     with connect(home) as con:
         reuse = plan_reuse(con, previous)
+        if reuse is not None and (not (reuse.untouched or reuse.periods) or _spent(home)):
+            reuse = None  # nothing to keep, or a copy made mostly of freed blocks: anew
         if reuse is not None:
             shutil.copyfile(served_path(home), staged)
         counts, closes, kept = _copy_marts(con, staged, reuse)
