@@ -84,6 +84,20 @@ def _land(home: Path, tmp: Path, name: str, jobs: list[Job]) -> None:
     assert landed.exit_code == 0
 
 
+def _march(home: Path, tmp: Path) -> Path:
+    """The home's inventory (one node of 8 GPUs) and a March job landed: the policy."""
+    policy = write_policy(tmp / "policy", POLICY)
+    inventory = write_inventory(tmp / "inventory.csv", {"node-a": 8})
+    assert run_cli(home, None, "ingest", "inventory", "--file", str(inventory)).exit_code == 0
+    _land(
+        home,
+        tmp,
+        "march",
+        [Job("1", "atlas", MARCH, MARCH + dt.timedelta(hours=100), 4, "node-a")],
+    )
+    return policy
+
+
 def _between(observations: list[dict], start: float, end: float) -> list[dict]:
     return [o for o in observations if start <= o["t"] <= end]
 
@@ -91,15 +105,7 @@ def _between(observations: list[dict], start: float, end: float) -> list[dict]:
 def test_readers_of_the_served_copy_never_block_a_build_or_a_close(
     tmp_path: Path, home: Path
 ) -> None:
-    policy = write_policy(tmp_path / "policy", POLICY)
-    inventory = write_inventory(tmp_path / "inventory.csv", {"node-a": 8})
-    assert run_cli(home, None, "ingest", "inventory", "--file", str(inventory)).exit_code == 0
-    _land(
-        home,
-        tmp_path,
-        "march",
-        [Job("1", "atlas", MARCH, MARCH + dt.timedelta(hours=100), 4, "node-a")],
-    )
+    policy = _march(home, tmp_path)
     first = run_cli(home, policy, "build")
     assert first.exit_code == 0, first.stderr
     assert json.loads(manifest_path(home).read_text())["closes"] == {}
@@ -190,15 +196,7 @@ def _served_equals_the_warehouse(home: Path) -> dict[str, object]:
 def test_a_serve_copies_what_changed_since_the_copy_before_and_equals_the_warehouse(
     tmp_path: Path, home: Path
 ) -> None:
-    policy = write_policy(tmp_path / "policy", POLICY)
-    inventory = write_inventory(tmp_path / "inventory.csv", {"node-a": 8})
-    assert run_cli(home, None, "ingest", "inventory", "--file", str(inventory)).exit_code == 0
-    _land(
-        home,
-        tmp_path,
-        "march",
-        [Job("1", "atlas", MARCH, MARCH + dt.timedelta(hours=100), 4, "node-a")],
-    )
+    policy = _march(home, tmp_path)
     assert run_cli(home, policy, "build").exit_code == 0
     # the first serve has no copy before it
     assert _served_equals_the_warehouse(home) == {}
