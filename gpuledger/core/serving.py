@@ -190,13 +190,16 @@ def _spent(home: Path) -> bool:
     return row is not None and row[5] > row[4]
 
 
-def _columns(con: duckdb.DuckDBPyConnection, catalog: str, schema: str, name: str) -> list:
-    return con.execute(
-        "select column_name, data_type from information_schema.columns "
-        "where table_catalog = ? and table_schema = ? and table_name = ? "
-        "order by ordinal_position",
-        [catalog, schema, name],
-    ).fetchall()
+def _shapes(con: duckdb.DuckDBPyConnection, catalog: str, schema: str) -> dict[str, list]:
+    """Each table or view of `catalog.schema` with its (column, type) pairs in order."""
+    shapes: dict[str, list] = {}
+    for table, column, data_type in con.execute(
+        "select table_name, column_name, data_type from information_schema.columns "
+        "where table_catalog = ? and table_schema = ? order by table_name, ordinal_position",
+        [catalog, schema],
+    ).fetchall():
+        shapes.setdefault(table, []).append((column, data_type))
+    return shapes
 
 
 def _copy_marts(
@@ -215,22 +218,15 @@ def _copy_marts(
     warehouse = con.execute("select current_database()").fetchone()[0]
     con.execute(f"attach {_quoted(staged)} as served (read_write)")
     try:
-        held = {
-            name
-            for (name,) in con.execute(
-                "select table_name from information_schema.tables "
-                "where table_catalog = 'served' and table_schema = 'main'"
-            ).fetchall()
-        }
+        held = _shapes(con, "served", "main")
+        shapes = _shapes(con, warehouse, MARTS_SCHEMA)
         kept: dict[str, object] = {}
         counts = {}
-        for name in held - set(marts):
+        for name in held.keys() - marts.keys():
             con.execute(f'drop table served.main."{name}"')
         for name, kind in marts.items():
             target = f'served.main."{name}"'
-            same_shape = name in held and _columns(con, "served", "main", name) == _columns(
-                con, warehouse, MARTS_SCHEMA, name
-            )
+            same_shape = name in held and held[name] == shapes.get(name)
             table = kind == "BASE TABLE"
             if reuse and table and same_shape and name in reuse.untouched:
                 kept[name] = "all"
