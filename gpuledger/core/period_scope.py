@@ -41,6 +41,9 @@ from gpuledger.core.warehouse import connect, has_relation
 PERIOD_MODELS = (
     ("intermediate", "int_allocation_segments_split"),
     ("intermediate", "int_tenant_class_timeline"),
+    ("intermediate", "int_class_timeline"),
+    ("intermediate", "int_capacity_idle_timeline"),
+    ("intermediate", "int_unused_guarantee"),
     ("intermediate", "int_allocation_segments"),
     ("intermediate", "int_allocation_activity"),
     ("intermediate", "int_segments_priced"),

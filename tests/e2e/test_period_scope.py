@@ -53,11 +53,19 @@ CONSERVATION = "intermediate.int_device_conservation"
 # the text column the probe marks in each table built by period (segment_id where it has one;
 # only the rows that have one count)
 # (the data tests hold the other columns: fact_idle_capacity's capacity rows have no segment)
-MARKED = {"intermediate.int_device_conservation": "finding"}
+MARKED = {
+    "intermediate.int_device_conservation": "finding",
+    "intermediate.int_capacity_idle_timeline": "gpu_class",
+    "intermediate.int_unused_guarantee": "tenant_id",
+}
 # the tenant sweep is marked in a level that only int_allocation_segments reads, and only of
-# the periods a build computes (its tenant and class are read whole by the class sweeps)
-TIMELINE = "intermediate.int_tenant_class_timeline"
-TIMELINE_MARK = 1_000_000
+# the periods a build computes; the class sweep in its GPUs in service (read whole by
+# int_class_capacity_excess: a marked interval exceeds nothing)
+LEVEL_MARKED = {
+    "intermediate.int_tenant_class_timeline": "borrowed_gpu_equivalents",
+    "intermediate.int_class_timeline": "in_service_gpus",
+}
+LEVEL_MARK = 1_000_000
 
 
 def _ok(result: object) -> None:
@@ -116,9 +124,9 @@ class Probe(NamedTuple):
 
 
 def _probe(table: str) -> Probe:
-    if table == TIMELINE:
-        level = "borrowed_gpu_equivalents"
-        return Probe(f"{level} = {level} + {TIMELINE_MARK}", f"{level} >= {TIMELINE_MARK}", "*")
+    if table in LEVEL_MARKED:
+        level = LEVEL_MARKED[table]
+        return Probe(f"{level} = {level} + {LEVEL_MARK}", f"{level} >= {LEVEL_MARK}", "*")
     column = _column(table)
     return Probe(f"{column} = {column} || '#kept'", f"{column} like '%#kept'", column)
 

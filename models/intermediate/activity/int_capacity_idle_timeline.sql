@@ -20,7 +20,16 @@
     (unused_scale_hours_before, a decimal of terms rounded to 1e-12 hours, as the borrowed
     integral of int_allocation_segments: a difference of two double running sums near 10^5
     hours keeps a residue where the scale was 0) lets int_unused_guarantee attribute the
-    class's hours to tenants exactly. -#}
+    class's hours to tenants exactly.
+
+    Built by period (gpuledger.by_period_config), as the class and tenant timelines it reads:
+    each period it computes is swept on its own. The class timeline and the tenant timeline
+    open every period with a row at its start (their levels there the whole timeline's); the
+    pending requests open it with those pending across its start; a class's pieces are cut at
+    the period's start and end. The running integral starts at 0 with each period (its
+    differences within a period, which int_unused_guarantee takes, are the same exact
+    decimals). -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 pending as (
@@ -33,32 +42,69 @@ reserves as (
 
 class_timeline as (
     select * from {{ ref('int_class_timeline') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 tenant_timeline as (
     select * from {{ ref('int_tenant_class_timeline') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 periods as (
     select * from {{ ref('int_periods') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 numbered_class_timeline as (
     select
         *,
-        row_number() over (partition by gpu_class order by interval_start_at) as class_interval_number
+        row_number() over (
+            partition by gpu_class, period order by interval_start_at
+        ) as class_interval_number
     from class_timeline
 ),
 
 unused_changes as (
-    {#- only the changes: every tenant event is a class timeline cut already -#}
+    {#- only the changes: every tenant event is a class timeline cut already; a tenant's
+        first row in the period changes from 0 (the level it opens the period with) -#}
     select
-        gpu_class,
-        interval_start_at as event_at,
-        unused_reserved_gpus - coalesce(lag(unused_reserved_gpus) over (
-            partition by tenant_id, gpu_class order by interval_start_at
+        tenant_timeline.gpu_class,
+        tenant_timeline.period,
+        tenant_timeline.interval_start_at as event_at,
+        tenant_timeline.unused_reserved_gpus - coalesce(lag(tenant_timeline.unused_reserved_gpus) over (
+            partition by tenant_timeline.tenant_id, tenant_timeline.gpu_class, tenant_timeline.period
+            order by tenant_timeline.interval_start_at
         ), 0) as unused_delta
     from tenant_timeline
+    where tenant_timeline.period in (select periods.period from periods)
+),
+
+pending_periods as (
+    {#- each request pending in a period: from its start or the period's, to its end when
+        that lies in the period -#}
+    select
+        pending.gpu_class,
+        periods.period,
+        case
+            when pending.pending_from_at <= periods.period_start_at then periods.period_start_at
+            else pending.pending_from_at
+        end as pending_from_at,
+        case
+            when pending.pending_to_at < periods.period_end_at then pending.pending_to_at
+        end as pending_to_at,
+        pending.demand_gpu_equivalents
+    from pending
+    inner join periods
+        on
+            pending.pending_from_at < periods.period_end_at
+            and (pending.pending_to_at is null or pending.pending_to_at > periods.period_start_at)
+),
+
+pending_classes as (
+    select distinct
+        gpu_class,
+        period
+    from pending_periods
 ),
 
 deltas as (
@@ -67,6 +113,7 @@ deltas as (
     {%- for edge, cut in [('start', 1), ('end', 0)] %}
     select
         gpu_class,
+        period,
         interval_{{ edge }}_at as event_at,
         {{ cut }} as class_cut,
         0.0 as pending_delta,
@@ -77,15 +124,31 @@ deltas as (
     {%- for edge, sign in [('from', ''), ('to', '-')] %}
     select
         gpu_class,
+        period,
         pending_{{ edge }}_at as event_at,
         0 as class_cut,
         {{ sign }}demand_gpu_equivalents as pending_delta,
         0.0 as unused_delta
-    from pending
+    from pending_periods
+    where pending_{{ edge }}_at is not null
+    union all
+    {%- endfor %}
+    {#- a class with pending requests but no class timeline in the period is cut there too #}
+    {%- for edge in ['start', 'end'] %}
+    select
+        pending_classes.gpu_class,
+        pending_classes.period,
+        periods.period_{{ edge }}_at as event_at,
+        0 as class_cut,
+        0.0 as pending_delta,
+        0.0 as unused_delta
+    from pending_classes
+    inner join periods on pending_classes.period = periods.period
     union all
     {%- endfor %}
     select
         gpu_class,
+        period,
         event_at,
         0 as class_cut,
         0.0 as pending_delta,
@@ -97,7 +160,7 @@ deltas as (
 levels as (
     {{ gpuledger.event_levels(
         'deltas',
-        partition_by=['gpu_class'],
+        partition_by=['gpu_class', 'period'],
         levels={
             'class_interval_number': 'class_cut',
             'pending_gpu_equivalents': 'pending_delta',
@@ -126,11 +189,13 @@ in_periods as (
     from levels
     inner join periods
         on
-            levels.interval_start_at >= periods.period_start_at
+            levels.period = periods.period
+            and levels.interval_start_at >= periods.period_start_at
             and levels.interval_start_at < periods.period_end_at
     left join numbered_class_timeline as class_levels
         on
             levels.gpu_class = class_levels.gpu_class
+            and levels.period = class_levels.period
             and levels.class_interval_number = class_levels.class_interval_number
             and levels.interval_start_at < class_levels.interval_end_at
     left join reserves
@@ -203,7 +268,7 @@ final as (
         capacity_difference_gpus * interval_hours as capacity_difference_gpu_hours,
         unused_guarantee_scale,
         {{ gpuledger.exact_running_sum(
-            'unused_guarantee_scale * interval_hours', 'gpu_class', 'interval_start_at'
+            'unused_guarantee_scale * interval_hours', 'gpu_class, period', 'interval_start_at'
         ) }} as unused_scale_hours_before
     from partitioned
 )

@@ -6,15 +6,20 @@
     tenants in proportion to their unused reserved GPUs at each instant:
     unused_guarantee_gpu_hours = unused reserved GPUs x the integral of the class's
     unused_guarantee_scale over the interval (a difference of its running integral), so the
-    tenants' rows add up to the class's unused guarantee exactly. -#}
+    tenants' rows add up to the class's unused guarantee exactly. Built by period
+    (gpuledger.by_period_config): a tenant's interval lies in one period, as the class
+    timeline's pieces at its ends. -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 tenant_timeline as (
     select * from {{ ref('int_tenant_class_timeline') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 timeline as (
     select * from {{ ref('int_capacity_idle_timeline') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 unused as (

@@ -1,14 +1,25 @@
 {#- Per GPU class, the timeline cut at every allocation, device service and reservation
     boundary and at every period start and end: in each interval the in-service GPUs, the
     allocated GPU-equivalents and the reserved GPUs are constant. The same sweep as the
-    tenants' (int_tenant_class_timeline) at the class's grain: its allocation and reservation
-    deltas are the sums of its tenants' deltas at each instant, plus the devices entering and
-    leaving service; running sums (O(n log n), no range join). Feeds the instant-level checks
-    and int_capacity_idle_timeline. -#}
+    tenants' (int_tenant_class_timeline) at the class's grain: a class's levels are the sums of
+    its tenants' levels, plus the devices in service; running sums (O(n log n), no range
+    join). Feeds the instant-level checks and int_capacity_idle_timeline.
+
+    Built by period (gpuledger.by_period_config): each period it computes is swept on its own
+    from the tenant timeline's rows of that period. The tenant timeline opens every period with
+    a row at its start for each tenant and class with a segment or reservation in it (its
+    levels there the whole timeline's), so a class opens the period with the sum of those
+    levels and changes by its tenants' deltas after; the devices open it with those in service
+    at its start. A class has rows in a period where it has devices (in service or not, the
+    inventory's classes) or tenant rows there: a class known only from allocations or
+    reservations of other periods adds no rows (all its levels would be 0), so a period's rows
+    depend on its own tenant rows, the inventory and the policy alone. -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 tenant_timeline as (
     select * from {{ ref('int_tenant_class_timeline') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 devices as (
@@ -17,63 +28,105 @@ devices as (
 
 periods as (
     select * from {{ ref('int_periods') }}
+    where {{ gpuledger.live_period('period') }}
+),
+
+tenant_levels as (
+    {#- each tenant row's change from the row before it in the period (its first row: from 0,
+        the levels it opens the period with) -#}
+    select
+        tenant_timeline.gpu_class,
+        tenant_timeline.period,
+        tenant_timeline.interval_start_at as event_at,
+        tenant_timeline.allocated_gpu_equivalents - coalesce(lag(tenant_timeline.allocated_gpu_equivalents) over (
+            partition by tenant_timeline.tenant_id, tenant_timeline.gpu_class, tenant_timeline.period
+            order by tenant_timeline.interval_start_at
+        ), 0) as allocated_delta,
+        tenant_timeline.reserved_gpus - coalesce(lag(tenant_timeline.reserved_gpus) over (
+            partition by tenant_timeline.tenant_id, tenant_timeline.gpu_class, tenant_timeline.period
+            order by tenant_timeline.interval_start_at
+        ), 0) as reserved_delta
+    from tenant_timeline
+    where tenant_timeline.period in (select periods.period from periods)
 ),
 
 classes as (
-    select distinct gpu_class from tenant_timeline
+    select distinct
+        tenant_timeline.gpu_class,
+        tenant_timeline.period
+    from tenant_timeline
+    where tenant_timeline.period in (select periods.period from periods)
     union
-    select distinct gpu_class from devices
+    select
+        devices.gpu_class,
+        periods.period
+    from devices
+    cross join periods
 ),
 
 deltas as (
     select
         gpu_class,
-        interval_start_at as event_at,
+        period,
+        event_at,
         allocated_delta,
         0 as device_delta,
         reserved_delta
-    from tenant_timeline
+    from tenant_levels
     union all
+    {#- the devices in service at the period's start, then those entering and leaving in it #}
     select
-        gpu_class,
-        in_service_from_at as event_at,
+        devices.gpu_class,
+        periods.period,
+        case
+            when devices.in_service_from_at <= periods.period_start_at then periods.period_start_at
+            else devices.in_service_from_at
+        end as event_at,
         0 as allocated_delta,
         1 as device_delta,
         0 as reserved_delta
     from devices
+    inner join periods
+        on
+            devices.in_service_from_at < periods.period_end_at
+            and (
+                devices.in_service_to_at is null
+                or devices.in_service_to_at > periods.period_start_at
+            )
     union all
     select
-        gpu_class,
-        in_service_to_at as event_at,
+        devices.gpu_class,
+        periods.period,
+        devices.in_service_to_at as event_at,
         0 as allocated_delta,
         -1 as device_delta,
         0 as reserved_delta
     from devices
-    where in_service_to_at is not null
+    inner join periods
+        on
+            devices.in_service_to_at > periods.period_start_at
+            and devices.in_service_to_at < periods.period_end_at
     union all
+    {%- for edge in ['start', 'end'] %}
     select
         classes.gpu_class,
-        periods.period_start_at as event_at,
+        classes.period,
+        periods.period_{{ edge }}_at as event_at,
         0 as allocated_delta,
         0 as device_delta,
         0 as reserved_delta
     from classes
-    cross join periods
+    inner join periods on classes.period = periods.period
+    {%- if not loop.last %}
     union all
-    select
-        classes.gpu_class,
-        periods.period_end_at as event_at,
-        0 as allocated_delta,
-        0 as device_delta,
-        0 as reserved_delta
-    from classes
-    cross join periods
+    {%- endif %}
+    {%- endfor %}
 ),
 
 levels as (
     {{ gpuledger.event_levels(
         'deltas',
-        partition_by=['gpu_class'],
+        partition_by=['gpu_class', 'period'],
         levels={
             'in_service_gpus': 'device_delta',
             'allocated_gpu_equivalents': 'allocated_delta',
@@ -84,21 +137,16 @@ levels as (
 
 final as (
     select
-        levels.gpu_class,
-        periods.period,
-        levels.interval_start_at,
-        levels.interval_end_at,
-        {{ gpuledger.hours_between('levels.interval_start_at', 'levels.interval_end_at') }}
-            as interval_hours,
-        levels.in_service_gpus,
-        levels.allocated_gpu_equivalents,
-        levels.reserved_gpus
+        gpu_class,
+        period,
+        interval_start_at,
+        interval_end_at,
+        {{ gpuledger.hours_between('interval_start_at', 'interval_end_at') }} as interval_hours,
+        in_service_gpus,
+        allocated_gpu_equivalents,
+        reserved_gpus
     from levels
-    inner join periods
-        on
-            levels.interval_start_at >= periods.period_start_at
-            and levels.interval_start_at < periods.period_end_at
-    where levels.interval_end_at is not null
+    where interval_end_at is not null
 )
 
 select * from final
