@@ -71,10 +71,7 @@ unused_changes as (
         tenant_timeline.gpu_class,
         tenant_timeline.period,
         tenant_timeline.interval_start_at as event_at,
-        tenant_timeline.unused_reserved_gpus - coalesce(lag(tenant_timeline.unused_reserved_gpus) over (
-            partition by tenant_timeline.tenant_id, tenant_timeline.gpu_class, tenant_timeline.period
-            order by tenant_timeline.interval_start_at
-        ), 0) as unused_delta
+        {{ gpuledger.change_in_period('tenant_timeline', 'unused_reserved_gpus') }} as unused_delta
     from tenant_timeline
     where tenant_timeline.period in (select periods.period from periods)
 ),
@@ -134,18 +131,10 @@ deltas as (
     union all
     {%- endfor %}
     {#- a class with pending requests but no class timeline in the period is cut there too #}
-    {%- for edge in ['start', 'end'] %}
-    select
-        pending_classes.gpu_class,
-        pending_classes.period,
-        periods.period_{{ edge }}_at as event_at,
-        0 as class_cut,
-        0.0 as pending_delta,
-        0.0 as unused_delta
-    from pending_classes
-    inner join periods on pending_classes.period = periods.period
+    {{ gpuledger.period_edges(
+        'pending_classes', {'class_cut': '0', 'pending_delta': '0.0', 'unused_delta': '0.0'}
+    ) }}
     union all
-    {%- endfor %}
     select
         gpu_class,
         period,

@@ -38,14 +38,8 @@ tenant_levels as (
         tenant_timeline.gpu_class,
         tenant_timeline.period,
         tenant_timeline.interval_start_at as event_at,
-        tenant_timeline.allocated_gpu_equivalents - coalesce(lag(tenant_timeline.allocated_gpu_equivalents) over (
-            partition by tenant_timeline.tenant_id, tenant_timeline.gpu_class, tenant_timeline.period
-            order by tenant_timeline.interval_start_at
-        ), 0) as allocated_delta,
-        tenant_timeline.reserved_gpus - coalesce(lag(tenant_timeline.reserved_gpus) over (
-            partition by tenant_timeline.tenant_id, tenant_timeline.gpu_class, tenant_timeline.period
-            order by tenant_timeline.interval_start_at
-        ), 0) as reserved_delta
+        {{ gpuledger.change_in_period('tenant_timeline', 'allocated_gpu_equivalents') }} as allocated_delta,
+        {{ gpuledger.change_in_period('tenant_timeline', 'reserved_gpus') }} as reserved_delta
     from tenant_timeline
     where tenant_timeline.period in (select periods.period from periods)
 ),
@@ -107,20 +101,9 @@ deltas as (
             devices.in_service_to_at > periods.period_start_at
             and devices.in_service_to_at < periods.period_end_at
     union all
-    {%- for edge in ['start', 'end'] %}
-    select
-        classes.gpu_class,
-        classes.period,
-        periods.period_{{ edge }}_at as event_at,
-        0 as allocated_delta,
-        0 as device_delta,
-        0 as reserved_delta
-    from classes
-    inner join periods on classes.period = periods.period
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
+    {{ gpuledger.period_edges(
+        'classes', {'allocated_delta': '0', 'device_delta': '0', 'reserved_delta': '0'}
+    ) }}
 ),
 
 levels as (
