@@ -77,24 +77,19 @@ unused_changes as (
 ),
 
 pending_periods as (
-    {#- each request pending in a period: from its start or the period's, to its end when
-        that lies in the period -#}
+    {#- each request's waiting interval clipped to each period it overlaps (an end at the
+        period's end or later changes nothing inside it) -#}
     select
         pending.gpu_class,
         periods.period,
-        case
-            when pending.pending_from_at <= periods.period_start_at then periods.period_start_at
-            else pending.pending_from_at
-        end as pending_from_at,
-        case
-            when pending.pending_to_at < periods.period_end_at then pending.pending_to_at
-        end as pending_to_at,
+        greatest(pending.pending_from_at, periods.period_start_at) as pending_from_at,
+        least({{ gpuledger.open_end('pending.pending_to_at') }}, periods.period_end_at) as pending_to_at,
         pending.demand_gpu_equivalents
     from pending
     inner join periods
         on
             pending.pending_from_at < periods.period_end_at
-            and (pending.pending_to_at is null or pending.pending_to_at > periods.period_start_at)
+            and {{ gpuledger.open_end('pending.pending_to_at') }} > periods.period_start_at
 ),
 
 pending_classes as (
@@ -127,7 +122,6 @@ deltas as (
         {{ sign }}demand_gpu_equivalents as pending_delta,
         0.0 as unused_delta
     from pending_periods
-    where pending_{{ edge }}_at is not null
     union all
     {%- endfor %}
     {#- a class with pending requests but no class timeline in the period is cut there too #}

@@ -44,12 +44,26 @@ tenant_levels as (
     where tenant_timeline.period in (select periods.period from periods)
 ),
 
+in_service as (
+    {#- each device's in-service interval clipped to each period it overlaps (as
+        int_capacity_by_class clips it) -#}
+    select
+        devices.gpu_class,
+        periods.period,
+        greatest(devices.in_service_from_at, periods.period_start_at) as from_at,
+        least({{ gpuledger.open_end('devices.in_service_to_at') }}, periods.period_end_at) as to_at
+    from devices
+    inner join periods
+        on
+            devices.in_service_from_at < periods.period_end_at
+            and {{ gpuledger.open_end('devices.in_service_to_at') }} > periods.period_start_at
+),
+
 classes as (
     select distinct
-        tenant_timeline.gpu_class,
-        tenant_timeline.period
-    from tenant_timeline
-    where tenant_timeline.period in (select periods.period from periods)
+        gpu_class,
+        period
+    from tenant_levels
     union
     select
         devices.gpu_class,
@@ -68,39 +82,19 @@ deltas as (
         reserved_delta
     from tenant_levels
     union all
-    {#- the devices in service at the period's start, then those entering and leaving in it #}
+    {#- the devices in service at the period's start, then those entering and leaving in it
+        (one leaving at the period's end or later changes nothing inside it) #}
+    {%- for edge, delta in [('from', 1), ('to', -1)] %}
     select
-        devices.gpu_class,
-        periods.period,
-        case
-            when devices.in_service_from_at <= periods.period_start_at then periods.period_start_at
-            else devices.in_service_from_at
-        end as event_at,
+        gpu_class,
+        period,
+        {{ edge }}_at as event_at,
         0 as allocated_delta,
-        1 as device_delta,
+        {{ delta }} as device_delta,
         0 as reserved_delta
-    from devices
-    inner join periods
-        on
-            devices.in_service_from_at < periods.period_end_at
-            and (
-                devices.in_service_to_at is null
-                or devices.in_service_to_at > periods.period_start_at
-            )
+    from in_service
     union all
-    select
-        devices.gpu_class,
-        periods.period,
-        devices.in_service_to_at as event_at,
-        0 as allocated_delta,
-        -1 as device_delta,
-        0 as reserved_delta
-    from devices
-    inner join periods
-        on
-            devices.in_service_to_at > periods.period_start_at
-            and devices.in_service_to_at < periods.period_end_at
-    union all
+    {%- endfor %}
     {{ gpuledger.period_edges(
         'classes', {'allocated_delta': '0', 'device_delta': '0', 'reserved_delta': '0'}
     ) }}
