@@ -94,6 +94,14 @@ def test_a_daily_run_rebuilds_staging_for_the_new_day_alone(tmp_path: Path) -> N
     assert [str(p) for p in pieces["int_device_activity_hourly"]] == [
         "2026-10-03T23:00:00/2026-10-05T02:00:00"
     ]
+    # the node roll-up rebuilds the same hours: its dcgm hour is the roll-up's rows of that
+    # hour, its nvml hour the rounds of that hour and the one before
+    assert days.model_days("int_node_telemetry_hourly") == (
+        dt.date(2026, 10, 3), dt.date(2026, 10, 6),
+    )  # fmt: skip
+    assert [str(p) for p in pieces["int_node_telemetry_hourly"]] == [
+        "2026-10-03T23:00:00/2026-10-05T02:00:00"
+    ]
     # rebuilt before the build, the days are still what the models' data tests check
     assert days.done().environment() == {
         incremental.WINDOW_VARIABLE: "2020-01-01/2020-01-02",
@@ -210,6 +218,7 @@ def test_a_window_too_large_to_share_the_build_is_rebuilt_alone_in_pieces(
         "stg_prometheus__gpu_activity": 1,
         "int_device_activity_hourly": 1,
         "int_dcgm_device_days": 1,
+        "int_node_telemetry_hourly": 1,
     }
     assert incremental.ALONE_ROWS < 17_701_915  # a day of the 4,096-GPU benchmark fleet
     cut = {"stg_prometheus__gpu_activity": incremental.cut(days, per_day, limit=30)}

@@ -56,6 +56,7 @@ INCREMENTAL_MODELS = (
     ("staging", "stg_prometheus__gpu_activity", "staging/prometheus"),
     ("intermediate", "int_device_activity_hourly", "intermediate/activity"),
     ("intermediate", "int_dcgm_device_days", "intermediate/capacity"),
+    ("intermediate", "int_node_telemetry_hourly", "intermediate/activity"),
 )
 # (schema, model, its folder under models/) of the models kept per record key (the by_key
 # materialization, macros/keyed.sql): a build recomputes the keys its new batches name
@@ -96,13 +97,16 @@ REACH = {
     "int_device_activity_hourly": (dt.timedelta(hours=1), dt.timedelta(hours=2)),
     # staging's days per GPU: a row's day is its own
     "int_dcgm_device_days": (dt.timedelta(0), dt.timedelta(0)),
+    # the node roll-up's hour: the roll-up's rows of that hour (dcgm) and the NVML rounds of
+    # that hour and the hour before (a round runs at most an hour into the next): the roll-up's
+    "int_node_telemetry_hourly": (dt.timedelta(hours=1), dt.timedelta(hours=2)),
 }
 # models whose rows are hours (the by_day config's replace_column): on DuckDB a piece of
 # theirs replaces the hours within its bounds, so their pieces start at the first hour the
 # new samples reach and end after the last (Window.hours), where their days would take whole
 # days: a daily run's roll-up rebuilt the whole day before the new one (17.7M points of the
 # 4,096-GPU fleet) for its last hour, whose samples get a next neighbour
-HOURLY_MODELS = frozenset({"int_device_activity_hourly"})
+HOURLY_MODELS = frozenset({"int_device_activity_hourly", "int_node_telemetry_hourly"})
 STATE_TABLE = "incremental_built_batches"
 # the keyed models' fingerprint at the recorded build (one row)
 KEYED_STATE_TABLE = "incremental_keyed_inputs"
@@ -139,8 +143,14 @@ CHUNK_ROWS = 9_000_000
 # per device and time, not one per metric) and keeps one per hour; over the 4,096-GPU fleet a
 # piece of 2 days (36M points) costs it 2.6 s a day, one of 8 days 3.3 s a day and one day
 # alone 2.8 s (benchmarks/results.md, "Staging pieces"); the DCGM device days keep one row
-# per GPU and day of staging's rows (a group-by of a few thousand groups a day)
-CHUNK_SCALE = {"int_device_activity_hourly": 4, "int_dcgm_device_days": 16}
+# per GPU and day of staging's rows (a group-by of a few thousand groups a day); the node
+# roll-up reads the roll-up's rows (one per device and hour) and the NVML rounds, grouped per
+# node and round
+CHUNK_SCALE = {
+    "int_device_activity_hourly": 4,
+    "int_dcgm_device_days": 16,
+    "int_node_telemetry_hourly": 16,
+}
 # models whose rows are per day: their pieces are whole days, a day of more rows than the
 # limit alone in one
 WHOLE_DAYS = frozenset({"int_dcgm_device_days"})

@@ -250,6 +250,7 @@ INCREMENTAL_MEASURES = {
     "stg_prometheus__gpu_activity": ("sample_day", ("active_ratio", "power_watts")),
     "int_device_activity_hourly": ("hour_day", ("covered_seconds", "active_seconds")),
     "int_dcgm_device_days": ("sample_day", ("row_count",)),
+    "int_node_telemetry_hourly": ("hour_day", ("covered_seconds", "reporting_device_count")),
 }
 
 

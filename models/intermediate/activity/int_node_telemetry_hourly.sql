@@ -1,3 +1,7 @@
+{{ config(
+    **gpuledger.by_day_incremental_config('hour_day', 'hour_start_at')
+) }}
+
 {#- Node-level telemetry coverage per clock hour: when a node's telemetry could have seen a
     workload, whether or not it did.
 
@@ -7,19 +11,29 @@
       Rounds are split at hour boundaries like the device rollup.
     - dcgm: the whole-GPU series of the node (MIG instance rows excluded): covered seconds
       averaged over the GPUs reporting in that hour, and the mean active ratio over them. The
-      mean is what a time-sliced replica is modeled with (DCGM cannot tell replicas apart). -#}
+      mean is what a time-sliced replica is modeled with (DCGM cannot tell replicas apart).
+
+    Incremental by UTC days of hours (hour_day), as the device rollup it reads and with the
+    same hours rebuilt (gpuledger.core.incremental: REACH, HOURLY_MODELS): an hour's dcgm row
+    is the device rollup's rows of that hour, its nvml row the rounds of that hour and of the
+    hour before (a round's interval runs at most an hour into the next), so hours rebuilt alone
+    equal the same hours of a full build. A daily run no longer reads every hour of the
+    history. -#}
 with
 
 device_hours as (
     select * from {{ ref('int_device_activity_hourly') }}
+    where {{ gpuledger.rebuild_window('hour_start_at') }}
 ),
 
 nvml_samples as (
     select * from {{ ref('stg_nvml__samples') }}
+    where {{ gpuledger.rebuild_window('sampled_at', 3600) }}
 ),
 
 nvml_processes as (
     select * from {{ ref('stg_nvml__processes') }}
+    where {{ gpuledger.rebuild_window('sampled_at', 3600) }}
 ),
 
 unresolved_rounds as (
@@ -130,8 +144,10 @@ final as (
         hour_start_at,
         reporting_device_count,
         least(covered_seconds, 3600) as covered_seconds,
-        mean_active_ratio
+        mean_active_ratio,
+        cast(hour_start_at as date) as hour_day
     from unioned
+    where {{ gpuledger.rebuild_window('hour_start_at') }}
 )
 
 select * from final
