@@ -79,17 +79,10 @@ unused_changes as (
 pending_periods as (
     {#- each request's waiting interval clipped to each period it overlaps (an end at the
         period's end or later changes nothing inside it) -#}
-    select
-        pending.gpu_class,
-        periods.period,
-        greatest(pending.pending_from_at, periods.period_start_at) as pending_from_at,
-        least({{ gpuledger.open_end('pending.pending_to_at') }}, periods.period_end_at) as pending_to_at,
-        pending.demand_gpu_equivalents
-    from pending
-    inner join periods
-        on
-            pending.pending_from_at < periods.period_end_at
-            and {{ gpuledger.open_end('pending.pending_to_at') }} > periods.period_start_at
+    {{ gpuledger.clipped_to_periods(
+        'pending', 'pending_from_at', 'pending_to_at', ['gpu_class', 'demand_gpu_equivalents'],
+        from_as='pending_from_at', to_as='pending_to_at'
+    ) }}
 ),
 
 pending_classes as (

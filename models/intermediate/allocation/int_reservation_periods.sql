@@ -11,23 +11,11 @@ periods as (
 ),
 
 clipped as (
-    select
-        periods.period,
-        reservations.tenant_id,
-        reservations.gpu_class,
-        reservations.service_class,
-        reservations.reserved_gpus,
-        reservations.valid_from_at,
-        reservations.valid_to_at,
-        greatest(reservations.valid_from_at, periods.period_start_at) as reserved_from_at,
-        least(
-            {{ gpuledger.open_end('reservations.valid_to_at') }}, periods.period_end_at
-        ) as reserved_to_at
-    from reservations
-    inner join periods
-        on
-            reservations.valid_from_at < periods.period_end_at
-            and {{ gpuledger.open_end('reservations.valid_to_at') }} > periods.period_start_at
+    {{ gpuledger.clipped_to_periods(
+        'reservations', 'valid_from_at', 'valid_to_at',
+        ['tenant_id', 'gpu_class', 'service_class', 'reserved_gpus', 'valid_from_at', 'valid_to_at'],
+        from_as='reserved_from_at', to_as='reserved_to_at'
+    ) }}
 ),
 
 final as (

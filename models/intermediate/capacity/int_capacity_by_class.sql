@@ -11,17 +11,9 @@ periods as (
 ),
 
 clipped as (
-    select
-        periods.period,
-        devices.gpu_class,
-        devices.gpu_uuid,
-        greatest(devices.in_service_from_at, periods.period_start_at) as from_at,
-        least({{ gpuledger.open_end('devices.in_service_to_at') }}, periods.period_end_at) as to_at
-    from devices
-    inner join periods
-        on
-            devices.in_service_from_at < periods.period_end_at
-            and {{ gpuledger.open_end('devices.in_service_to_at') }} > periods.period_start_at
+    {{ gpuledger.clipped_to_periods(
+        'devices', 'in_service_from_at', 'in_service_to_at', ['gpu_class', 'gpu_uuid']
+    ) }}
 ),
 
 final as (

@@ -45,18 +45,10 @@ tenant_levels as (
 ),
 
 in_service as (
-    {#- each device's in-service interval clipped to each period it overlaps (as
-        int_capacity_by_class clips it) -#}
-    select
-        devices.gpu_class,
-        periods.period,
-        greatest(devices.in_service_from_at, periods.period_start_at) as from_at,
-        least({{ gpuledger.open_end('devices.in_service_to_at') }}, periods.period_end_at) as to_at
-    from devices
-    inner join periods
-        on
-            devices.in_service_from_at < periods.period_end_at
-            and {{ gpuledger.open_end('devices.in_service_to_at') }} > periods.period_start_at
+    {#- each device's in-service interval clipped to each period it overlaps -#}
+    {{ gpuledger.clipped_to_periods(
+        'devices', 'in_service_from_at', 'in_service_to_at', ['gpu_class']
+    ) }}
 ),
 
 classes as (
