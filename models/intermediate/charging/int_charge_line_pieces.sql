@@ -87,7 +87,10 @@ weighted_units as (
 ),
 
 gateway_requests as (
+    {#- the requests of the periods this build computes (a month of a fleet's gateway is
+        millions of requests; the frozen periods' lines are not computed) -#}
     select * from {{ ref('int_gateway_requests') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 requests as (
