@@ -92,14 +92,16 @@ TELEMETRY_TABLES = {
 # next), and a new sample shortens the interval of a neighbour up to an hour before it (whose
 # hour is then the one before the sample's) and an hour after it (whose interval runs into the
 # hour two hours after the sample's).
+_ROLLUP_REACH = (dt.timedelta(hours=1), dt.timedelta(hours=2))
 REACH = {
     "stg_prometheus__gpu_activity": (dt.timedelta(0), dt.timedelta(0)),
-    "int_device_activity_hourly": (dt.timedelta(hours=1), dt.timedelta(hours=2)),
+    "int_device_activity_hourly": _ROLLUP_REACH,
     # staging's days per GPU: a row's day is its own
     "int_dcgm_device_days": (dt.timedelta(0), dt.timedelta(0)),
     # the node roll-up's hour: the roll-up's rows of that hour (dcgm) and the NVML rounds of
-    # that hour and the hour before (a round runs at most an hour into the next): the roll-up's
-    "int_node_telemetry_hourly": (dt.timedelta(hours=1), dt.timedelta(hours=2)),
+    # that hour and the hour before (a round runs at most an hour into the next), so it
+    # rebuilds the roll-up's hours, not a reach of its own
+    "int_node_telemetry_hourly": _ROLLUP_REACH,
 }
 # models whose rows are hours (the by_day config's replace_column): on DuckDB a piece of
 # theirs replaces the hours within its bounds, so their pieces start at the first hour the
