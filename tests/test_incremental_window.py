@@ -83,6 +83,19 @@ def test_a_daily_run_rebuilds_staging_for_the_new_day_alone(tmp_path: Path) -> N
     assert (days.start, days.end) == (dt.date(2026, 10, 3), dt.date(2026, 10, 6))
     per_day = incremental.day_rows(tmp_path, days)
     assert per_day == {dt.date(2026, 10, 3): 1440, dt.date(2026, 10, 4): 1440}
+    # whether the window shares the build: each model's rows on its own days, over its
+    # CHUNK_SCALE (staging the new day's 1,440; the roll-up the window's 2,880 / 4), not the
+    # window's 2,880 (a day of 1,024 GPUs fits beside the build; its window did not)
+    models = [model for _, model, _ in incremental.INCREMENTAL_MODELS]
+    rows = {model: incremental.model_rows(days, per_day, model) for model in models}
+    assert rows == {
+        "stg_prometheus__gpu_activity": 1440,
+        "int_device_activity_hourly": 720,
+        "int_dcgm_device_days": 90,
+        "int_node_telemetry_hourly": 180,
+    }
+    assert incremental.plan(days, per_day, alone_rows=1440) is None
+    assert incremental.plan(days, per_day, alone_rows=1439) is not None
     pieces = incremental.plan(days, per_day, alone_rows=0)
     assert pieces is not None
     assert [str(p) for p in pieces["stg_prometheus__gpu_activity"]] == ["2026-10-04/2026-10-05"]

@@ -159,7 +159,9 @@ WHOLE_DAYS = frozenset({"int_dcgm_device_days"})
 # telemetry rows past which a window is rebuilt in a dbt run of its own before the build: in
 # the build the rebuild runs beside other models in the same DuckDB, under the same memory
 # limit, and a day of the 4,096-GPU fleet (17.7M points) ran it out of memory there while
-# alone it takes 3 GB and 10 s (benchmarks/results.md); a day of 1,024 GPUs (4.4M) fits
+# alone it takes 3 GB and 10 s (benchmarks/results.md); a day of 1,024 GPUs (4.4M) fits.
+# Counted per model, over the days it rebuilds, each model's rows divided by its
+# CHUNK_SCALE (plan): what one statement of the model holds at once
 ALONE_ROWS = 5_000_000
 # the first day of the daily partitions (orchestration.partitions.FIRST_DAY): the one day a
 # build with nothing new to rebuild names (no evidence is that old, so it is an empty batch)
@@ -519,16 +521,27 @@ def plan(
     days: Window, per_day: dict[dt.date, float], alone_rows: int | None = None
 ) -> dict[str, list[Piece]] | None:
     """The pieces each incremental model rebuilds `days` in (`cut` of `per_day`, day_rows)
-    when they are rebuilt in a dbt run of their own before the build: a window of more
-    telemetry rows than `alone_rows` (ALONE_ROWS) or of more than one piece. None: the build
-    rebuilds the window beside the other models."""
+    when they are rebuilt in a dbt run of their own before the build: a window where a model
+    reads more telemetry rows than `alone_rows` (ALONE_ROWS; model_rows), or cut into more
+    than one piece. None: the build rebuilds the window beside the other models."""
     alone_rows = ALONE_ROWS if alone_rows is None else alone_rows
     models = [name for _, name, _ in INCREMENTAL_MODELS]
     pieces = {model: cut(days, per_day, model=model) for model in models}
-    rows = sum(n for day, n in per_day.items() if days.start <= day < days.end)
-    if rows <= alone_rows and all(len(model_pieces) == 1 for model_pieces in pieces.values()):
+    largest = max(model_rows(days, per_day, model) for model in models)
+    if largest <= alone_rows and all(len(model_pieces) == 1 for model_pieces in pieces.values()):
         return None
     return pieces
+
+
+def model_rows(days: Window, per_day: dict[dt.date, float], model: str) -> float:
+    """The telemetry rows (`per_day`, day_rows) on the days `model` rebuilds, over its
+    CHUNK_SCALE: what a statement of it holds, in rows of staging's measure. A daily run's
+    window spans the day before the new one (the roll-ups' first hour) and the next
+    (their last), while staging rebuilds the new day alone: a day of 1,024 GPUs (4.4M
+    points) fits beside the build where its window's days (8.8M) did not."""
+    first, last = days.model_days(model)
+    rows = sum(n for day, n in per_day.items() if first <= day < last)
+    return rows / CHUNK_SCALE.get(model, 1)
 
 
 def pieces_environment(pieces: dict[str, list[Piece]], home: Path | None = None) -> dict[str, str]:
