@@ -132,8 +132,9 @@ def _rebuild_in_pieces(
     """A window too large to rebuild beside the rest of the build (a model reading more
     telemetry rows than incremental.ALONE_ROWS, incremental.model_rows; or more than one
     piece: a fleet month built the first time) is rebuilt before it, in one dbt run of the
-    incremental models and their parents: each model's window in pieces of whole days or hours (incremental.chunks) that its by_day
-    materialization replaces one after another, so memory stays bounded and dbt starts once.
+    incremental models and their parents: each model's window in pieces of whole days or
+    hours (incremental.chunks) that its by_day materialization replaces one after another,
+    so memory stays bounded and dbt starts once.
     Each model is rebuilt over every piece before the next model starts (dbt's order: a piece
     of the hourly roll-up reads the samples an hour past its end, which the next piece of
     staging holds). A model may take more rows a piece (incremental.CHUNK_SCALE). The build
