@@ -134,11 +134,11 @@ def _rebuild_in_pieces(
     piece: a fleet month built the first time) is rebuilt before it, in one dbt run of the
     incremental models and their parents: each model's window in pieces of whole days or
     hours (incremental.chunks) that its by_day materialization replaces one after another,
-    so memory stays bounded and dbt starts once.
-    Each model is rebuilt over every piece before the next model starts (dbt's order: a piece
-    of the hourly roll-up reads the samples an hour past its end, which the next piece of
-    staging holds). A model may take more rows a piece (incremental.CHUNK_SCALE). The build
-    then names no day; a window that fits is left to the build (incremental.plan)."""
+    so memory stays bounded and dbt starts once. Each model is rebuilt over every piece
+    before the next model starts (dbt's order: a piece of the hourly roll-up reads the
+    samples an hour past its end, which the next piece of staging holds). A model may take
+    more rows a piece (incremental.CHUNK_SCALE). The build then names no day; a window that
+    fits is left to the build (incremental.plan)."""
     pieces = incremental.plan(days, incremental.day_rows(home, days))
     if pieces is None:
         return days

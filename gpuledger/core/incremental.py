@@ -161,7 +161,7 @@ WHOLE_DAYS = frozenset({"int_dcgm_device_days"})
 # limit, and a day of the 4,096-GPU fleet (17.7M points) ran it out of memory there while
 # alone it takes 3 GB and 10 s (benchmarks/results.md); a day of 1,024 GPUs (4.4M) fits.
 # Counted per model, over the days it rebuilds, each model's rows divided by its
-# CHUNK_SCALE (plan): what one statement of the model holds at once
+# CHUNK_SCALE (model_rows): what one statement of the model holds at once
 ALONE_ROWS = 5_000_000
 # the first day of the daily partitions (orchestration.partitions.FIRST_DAY): the one day a
 # build with nothing new to rebuild names (no evidence is that old, so it is an empty batch)
