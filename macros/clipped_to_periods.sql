@@ -22,3 +22,21 @@
             {{ relation }}.{{ from_column }} < {{ periods }}.period_end_at
             and {{ interval_end }} > {{ periods }}.period_start_at
 {%- endmacro %}
+
+{#- With frozen periods (gpuledger.frozen_periods), a where clause keeping the rows of
+    `relation` whose interval [`from_column`, `to_column`) overlaps a period of `periods`
+    (int_periods' rows) this run computes; nothing when every period is computed. A model
+    built by period computes only what reaches the periods it computes with it (the
+    allocations cut into segments, the waiting requests). -#}
+{% macro where_overlaps_live_periods(relation, from_column, to_column, periods='periods') -%}
+    {%- if gpuledger.frozen_periods() %}
+    where exists (
+        select 1
+        from {{ periods }}
+        where
+            {{ gpuledger.live_period(periods ~ '.period') }}
+            and {{ relation }}.{{ from_column }} < {{ periods }}.period_end_at
+            and {{ relation }}.{{ to_column }} > {{ periods }}.period_start_at
+    )
+    {%- endif %}
+{%- endmacro %}

@@ -57,6 +57,11 @@ MARKED = {
     "intermediate.int_device_conservation": "finding",
     "intermediate.int_capacity_idle_timeline": "gpu_class",
     "intermediate.int_unused_guarantee": "tenant_id",
+    "intermediate.int_pending_gpu_demand": "pending_request_id",
+    # (its tenant and GPU-hours are compared with the segments' by a singular test)
+    "marts.fact_failed_work": "failure_class",
+    # (a column no model reads)
+    "intermediate.int_workload_outcomes": "end_state",
 }
 # the tenant sweep is marked in a level that only int_allocation_segments reads, and only of
 # the periods a build computes; the class sweep in its GPUs in service (read whole by

@@ -34,6 +34,7 @@ with
 
 pending as (
     select * from {{ ref('int_pending_gpu_demand') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 reserves as (
@@ -77,12 +78,15 @@ unused_changes as (
 ),
 
 pending_periods as (
-    {#- each request's waiting interval clipped to each period it overlaps (an end at the
-        period's end or later changes nothing inside it) -#}
-    {{ gpuledger.clipped_to_periods(
-        'pending', 'pending_from_at', 'pending_to_at', ['gpu_class', 'demand_gpu_equivalents'],
-        from_as='pending_from_at', to_as='pending_to_at'
-    ) }}
+    {#- each request's wait in each period (int_pending_gpu_demand clips it to each period it
+        overlaps: an end at the period's end or later changes nothing inside it) -#}
+    select
+        pending.period,
+        pending.gpu_class,
+        pending.demand_gpu_equivalents,
+        pending.period_from_at as pending_from_at,
+        pending.period_to_at as pending_to_at
+    from pending
 ),
 
 pending_classes as (

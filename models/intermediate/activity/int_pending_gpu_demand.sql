@@ -12,7 +12,16 @@
       Its class is its node's once it ran; a pod that never ran takes the classes of the
       cluster's nodes that offer its resource. Demand: the allocation's GPU-equivalents once it
       ran, else the request's devices x the resource's fraction on the candidate nodes.
-    Demand with several candidate classes is split evenly among them (never counted twice). -#}
+    Demand with several candidate classes is split evenly among them (never counted twice).
+
+    One row per request, class and period its wait overlaps (int_periods): the whole wait in
+    pending_from_at / pending_to_at, its part in the period in period_from_at / period_to_at
+    (a wait outside every period the warehouse reports on has no row). Built by period
+    (gpuledger.by_period_config): a build computes the requests waiting in the periods it
+    computes (gpuledger.live_period) and keeps the frozen periods' rows; a request's rows
+    change only with batches whose evidence spans its wait, which touch each period it
+    overlaps. -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 jobs as (
@@ -39,6 +48,11 @@ nodes as (
     select * from {{ ref('int_nodes') }}
 ),
 
+periods as (
+    select * from {{ ref('int_periods') }}
+    where {{ gpuledger.live_period('period') }}
+),
+
 weights as (
     select * from {{ ref('stg_policy__partition_weights') }}
     where sharing_mode = 'mig'
@@ -59,7 +73,7 @@ partition_classes as (
     where jobs.started_at is not null
 ),
 
-waiting_jobs as (
+all_waiting_jobs as (
     select
         jobs.component_id as pending_request_id,
         jobs.cluster_id,
@@ -85,6 +99,13 @@ waiting_jobs as (
         jobs.req_gpu_count > 0
         and jobs.eligible_at is not null
         and coalesce(jobs.started_at, jobs.ended_at, jobs.extracted_at) > jobs.eligible_at
+),
+
+waiting_jobs as (
+    {#- with frozen periods, the waits that overlap a period this run computes (the clipping
+        below drops the others anyway) -#}
+    select * from all_waiting_jobs
+    {{ gpuledger.where_overlaps_live_periods('all_waiting_jobs', 'pending_from_at', 'pending_to_at') }}
 ),
 
 job_classes as (
@@ -141,7 +162,7 @@ latest_kube_nodes as (
     where observation_rank = 1 and not is_deleted and capacity_count > 0
 ),
 
-waiting_pods as (
+all_waiting_pods as (
     select
         pending_pods.pod_allocation_id as pending_request_id,
         pending_pods.cluster_id,
@@ -170,6 +191,12 @@ waiting_pods as (
         on pending_pods.pod_allocation_id = pods.pod_allocation_id
     left join allocations
         on pending_pods.pod_allocation_id = allocations.allocation_id
+),
+
+waiting_pods as (
+    {#- with frozen periods, the waits that overlap a period this run computes, as the jobs' -#}
+    select * from all_waiting_pods
+    {{ gpuledger.where_overlaps_live_periods('all_waiting_pods', 'pending_from_at', 'pending_to_at') }}
 ),
 
 pod_candidates as (
@@ -225,10 +252,22 @@ kubernetes_demand as (
     where waiting_pods.pending_to_at > waiting_pods.pending_from_at
 ),
 
-final as (
+demand as (
     select * from slurm_demand
     union all
     select * from kubernetes_demand
+),
+
+final as (
+    {#- each wait clipped to each period it overlaps -#}
+    {{ gpuledger.clipped_to_periods(
+        'demand', 'pending_from_at', 'pending_to_at',
+        [
+            'source_system', 'pending_request_id', 'gpu_class', 'pending_from_at',
+            'pending_to_at', 'is_still_pending', 'demand_gpu_equivalents'
+        ],
+        from_as='period_from_at', to_as='period_to_at'
+    ) }}
 )
 
 select * from final

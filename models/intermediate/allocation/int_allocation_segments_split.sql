@@ -21,16 +21,9 @@ periods as (
 allocations as (
     select all_allocations.*
     from all_allocations
-    {%- if gpuledger.frozen_periods() %}
-    where exists (
-        select 1
-        from periods
-        where
-            {{ gpuledger.live_period('periods.period') }}
-            and all_allocations.allocation_start_at < periods.period_end_at
-            and all_allocations.allocation_end_at > periods.period_start_at
-    )
-    {%- endif %}
+    {{ gpuledger.where_overlaps_live_periods(
+        'all_allocations', 'allocation_start_at', 'allocation_end_at'
+    ) }}
 ),
 
 ownership as (

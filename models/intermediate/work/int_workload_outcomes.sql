@@ -17,18 +17,39 @@
     codes before reasons. The payer and avoidable-rework flag come from failure_policy.csv;
     a class the policy does not list is paid by the tenant and is not avoidable rework
     (payer_source 'default'). The tenant is the owner of the workload's scope when it ended
-    (running: at its latest allocation end). -#}
+    (running: at its latest allocation end).
+
+    Its period is the one it ended in, or while it runs the period of its latest allocation
+    end. Built by period (gpuledger.by_period_config): a build that keeps frozen periods
+    computes the workloads that can have a row in a period it computes (an allocation
+    overlapping the period or ending at its start, as a running job's end at the extraction;
+    a job or pod that ended in it) and keeps the frozen periods' rows. A workload's row moves
+    to another period only with a batch whose evidence spans the workload from its start to
+    its new end, which touches both periods. -#}
+{{ config(**gpuledger.by_period_config()) }}
+
+{%- set computed -%}
+{%- if gpuledger.frozen_periods() -%}
+where workload_id in (select live_workloads.workload_id from live_workloads)
+{%- endif -%}
+{%- endset %}
+
 with
 
-allocations as (
+all_allocations as (
     select * from {{ ref('int_allocations') }}
 ),
 
-jobs as (
+periods as (
+    select * from {{ ref('int_periods') }}
+    where {{ gpuledger.live_period('period') }}
+),
+
+all_jobs as (
     select * from {{ ref('int_slurm_workloads') }}
 ),
 
-pods as (
+all_pods as (
     select * from {{ ref('stg_kubernetes__pod_allocations') }}
 ),
 
@@ -42,6 +63,40 @@ reason_rules as (
 
 failure_policy as (
     select * from {{ ref('stg_policy__failure_policy') }}
+),
+
+{# with frozen periods (read then only), the workloads that can have a row in a period
+    this run computes #}
+live_workloads as (  -- noqa: ST03
+    select all_allocations.workload_id
+    from all_allocations
+    inner join periods
+        on
+            all_allocations.allocation_start_at < periods.period_end_at
+            and all_allocations.allocation_end_at >= periods.period_start_at
+    union
+    select workload_id
+    from all_jobs
+    where is_ended and {{ gpuledger.live_period(gpuledger.period_of('ended_at')) }}
+    union
+    select workload_id
+    from all_pods
+    where {{ gpuledger.live_period(gpuledger.period_of('finished_at')) }}
+),
+
+allocations as (
+    select * from all_allocations
+    {{ computed }}
+),
+
+jobs as (
+    select * from all_jobs
+    {{ computed }}
+),
+
+pods as (
+    select * from all_pods
+    {{ computed }}
 ),
 
 workloads as (
@@ -280,9 +335,10 @@ final as (
         classified.started_at,
         classified.ended_at,
         classified.is_ended,
-        case
-            when classified.is_ended then {{ gpuledger.period_of('classified.ended_at') }}
-        end as period,
+        {{ gpuledger.period_of(
+            'case when classified.is_ended then classified.ended_at '
+            ~ 'else classified.last_allocated_at end'
+        ) }} as period,
         classified.failure_class,
         classified.classified_by,
         coalesce(failure_policy.payer, 'tenant') as payer,

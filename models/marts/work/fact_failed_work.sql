@@ -6,14 +6,21 @@
     owned as each segment is); `workloads` counts the workloads with GPU-hours in the row,
     `ended_workloads` those that ended in the period (by the tenant owning their scope then).
     The payer and avoidable-rework flag are the policy's (failure_policy.csv); the GPU-hours
-    of a class the policy calls avoidable rework are repeated in avoidable_rework_gpu_hours. -#}
+    of a class the policy calls avoidable rework are repeated in avoidable_rework_gpu_hours.
+    Built by period (gpuledger.by_period_config), as the segments it sums: a build computes
+    the periods it computes the segments of, from their segments and the workloads that
+    ended in them, and keeps the frozen periods' rows. -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 segments as (
     select * from {{ ref('int_allocation_segments') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 outcomes as (
+    {#- every workload's: a segment of a computed period may be a workload's that ended in a
+        later period -#}
     select * from {{ ref('int_workload_outcomes') }}
 ),
 
@@ -43,7 +50,7 @@ ended as (
         failure_class,
         count(*) as ended_workloads
     from outcomes
-    where is_ended
+    where is_ended and {{ gpuledger.live_period('period') }}
     group by period, tenant_id, failure_class
 ),
 
