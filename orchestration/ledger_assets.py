@@ -52,7 +52,7 @@ def published_period(
             served = finish_publication(home, close, gate.checks)
         else:
             raise refusal(gate.kind, gate.message)
-        period_scope.after_close(home)
+        period_scope.after_ledger_write(home)
     context.log_event(served_materialization(served))
     context.log.info(f"period {period} closed and published as {close.close_id}")
     return MaterializeResult(

@@ -3,7 +3,9 @@ close (`gpuledger reopen` runs this job in process; the UI can launch it too).
 
 One op, on the monthly partitions: under the home lock it records the reopen in the ledger
 (gpuledger.core.ledger.reopen: the close stays, the period is provisional until its next
-close version), refreshes the marts that serve closed periods and serves the marts again.
+close version), refreshes the marts that serve closed periods, records the periods a build
+keeps again (the period reopened is not one: gpuledger.core.period_scope) and serves the
+marts again.
 It reports an observation of published_period for the month with the reopen's figures, next
 to the close's materialization in that asset's history, and a materialization of
 serving/marts. A refused reopen (the period is not closed, corrections of it are published)
@@ -12,6 +14,7 @@ fails the run with the ledger's message.
 
 from dagster import AssetObservation, Config, OpExecutionContext, job, op
 
+from gpuledger.core import period_scope
 from gpuledger.core.home import home_lock
 from gpuledger.core.ledger import LedgerError, refresh_ledger_marts, reopen
 from gpuledger.core.warehouse import WarehouseLocked
@@ -37,6 +40,7 @@ def reopen_close(
     with home_lock(home), refused_on(LedgerError, WarehouseLocked):
         reopened = reopen(home, period, config.reason, config.requested_by)
         served = refresh_ledger_marts(home)
+        period_scope.after_ledger_write(home)
     context.log_event(
         AssetObservation(
             asset_key=PUBLISHED_PERIOD,

@@ -36,7 +36,8 @@ from benchmarks.formats.kubernetes import CLUSTER, write_watch_start
 from benchmarks.formats.slurm import HEADER, job_lines
 from benchmarks.policy import write_policy
 from gpuledger.core import incremental, period_scope
-from gpuledger.core.home import PROJECT_DIR
+from gpuledger.core.home import PROJECT_DIR, home_lock
+from gpuledger.core.ledger import reopen
 from gpuledger.core.warehouse import WRITE_SETTINGS, connect
 from orchestration.project import prepare_manifest
 from tests.conftest import run_cli, sql
@@ -193,6 +194,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     _ok(run_cli(full, policy, "build"))
     return {
         "home": home,
+        "policy": policy,
         "full": full,
         "after_october": after_october,
         "late_for_october": late_for_october,
@@ -223,7 +225,8 @@ def test_a_closed_period_is_computed_only_by_the_build_its_late_evidence_lands_f
     assert history["late_built"] == ("2026-10",)
     assert history["late_untouched"] == ("2026-10",)
     assert history["late_evidence"] == [("2026-10", "2026-11")]
-    # November's close published October's corrections and closed November
+    # November's close settled October's late evidence (its Corrections: none for this
+    # fleet) and closed November
     assert history["after_november"] == ("2026-10", "2026-11")
     # December's sacct reaches into November: November is computed again, October kept
     assert history["frozen"] == ("2026-10",)
@@ -335,6 +338,66 @@ def test_a_change_of_policy_computes_every_period(history: dict, tmp_path: Path)
     assert period_scope.frozen(home, batches) == ("2026-10", "2026-11")
     hash_file = home / "policy" / "POLICY_HASH"
     hash_file.write_text("another policy\n")
+    assert period_scope.frozen(home, batches) == ()
+
+
+def test_a_period_holding_corrections_of_a_computed_period_is_computed() -> None:
+    """A Correction's evidence is the period it corrects as recomputed now: the period that
+    published it is kept only with that period, and so on down the chain."""
+    corrections = [("2026-11", "2026-10"), ("2026-12", "2026-11")]
+    keep = period_scope.without_corrections_of_computed
+    assert keep({"2026-10", "2026-11", "2026-12"}, corrections) == {"2026-10", "2026-11", "2026-12"}
+    assert keep({"2026-11", "2026-12"}, corrections) == set()
+    assert keep({"2026-10", "2026-12"}, corrections) == {"2026-10"}
+    assert keep({"2026-09", "2026-12"}, []) == {"2026-09", "2026-12"}
+
+
+def test_late_evidence_for_a_corrected_period_computes_the_period_of_its_corrections(
+    history: dict, tmp_path: Path
+) -> None:
+    """A period that published Corrections of October (November here: its close published
+    none, as 1 November's late sacct changed no October line, so one of its lines is made one
+    in the copy's ledger) is kept while October is. A batch whose evidence lies in October
+    alone touches October, and November is computed with it: what its Corrections' evidence
+    (marts.fact_charge_line_evidence) says is October as recomputed now."""
+    home = tmp_path / "home"
+    shutil.copytree(history["home"], home)
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        con.execute(
+            "update ledger.chargeback_lines set corrects_period = '2026-10' where charge_line_id"
+            " = (select min(charge_line_id) from ledger.chargeback_lines where period = '2026-11')"
+        )
+    assert period_scope.frozen(home, incremental.manifested_batches(home)) == (
+        "2026-10",
+        "2026-11",
+    )
+    node = make_fleet(GPUS, 8, seed=5).slurm_nodes[0]
+    run = Run(3, node, 0, 1, dt.datetime(2026, 10, 15, 8), dt.datetime(2026, 10, 15, 9),
+              ACCOUNTS[0], "COMPLETED")  # fmt: skip
+    late = tmp_path / "sacct-october.txt"
+    late.write_text("\n".join([HEADER, *job_lines(run)]) + "\n")
+    _ok(run_cli(home, history["policy"], "ingest", "slurm", "--file", str(late),
+                "--extracted-at", dt.datetime(2026, 12, 3).isoformat()))  # fmt: skip
+    assert period_scope.frozen(home, incremental.manifested_batches(home)) == ()
+
+
+def test_a_ledger_write_that_no_refresh_followed_computes_every_period(
+    history: dict, tmp_path: Path
+) -> None:
+    """A reopen refreshes the marts that read the ledger and records the state again: the
+    reopened November is computed, October kept. A ledger write that stopped before its
+    refresh (a reopen recorded, the process gone) leaves nothing kept: the ledger's marts
+    kept rows of the ledger before it."""
+    home = tmp_path / "home"
+    shutil.copytree(history["home"], home)
+    batches = incremental.manifested_batches(home)
+    _ok(run_cli(home, history["policy"], "reopen", "--period", "2026-11", "--reason", "probe"))
+    assert period_scope.frozen(home, batches) == ("2026-10",)
+    status = sql(home, "select distinct line_status from marts.fact_charge_line_evidence "
+                 "where period = '2026-11'")  # fmt: skip
+    assert status == [("provisional",)]
+    with home_lock(home):  # what a reopen that stopped before its refresh leaves
+        reopen(home, "2026-10", "probe", "t")
     assert period_scope.frozen(home, batches) == ()
 
 

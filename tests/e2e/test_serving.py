@@ -227,7 +227,12 @@ def test_a_serve_copies_what_changed_since_the_copy_before_and_equals_the_wareho
     assert build.exit_code == 0, build.stderr
     kept = _served_equals_the_warehouse(home)
     by_period = [name for schema, name in period_scope.PERIOD_MODELS if schema == "marts"]
-    assert {"fact_gpu_allocation", "fact_idle_capacity", "fact_failed_work"} <= set(by_period)
+    assert {
+        "fact_gpu_allocation",
+        "fact_idle_capacity",
+        "fact_failed_work",
+        "fact_charge_line_evidence",
+    } <= set(by_period)
     assert kept == {name: ["2026-03"] for name in by_period}
     assert parquet.stat().st_ino != kept_file  # April's rows changed: a new file
 

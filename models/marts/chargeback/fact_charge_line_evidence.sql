@@ -6,18 +6,29 @@
     up to the recomputed line exactly (tests/dbt/assert_charge_line_evidence_adds_up.sql).
     Segments name their allocation, workload, scope, node and GPU and the batch, file and line
     they were landed from; policy rows name their policy file and key (the policy snapshot
-    keeps no line numbers). -#}
+    keeps no line numbers). Built by period (gpuledger.by_period_config), as the evidence it
+    joins: a build computes the lines of the periods it computes and keeps the frozen
+    periods' rows, which read the ledger as it was when they were computed; a period is not
+    frozen after a ledger write that no refresh of this mart followed, nor while it holds a
+    Correction of a period the build computes (gpuledger.core.period_scope). The refresh after
+    a close or a reopen (`dbt run --select fact_chargeback+`) names no frozen period: every
+    period is computed. -#}
+{{ config(**gpuledger.by_period_config()) }}
 with
 
 lines as (
     select * from {{ ref('fact_chargeback') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 line_evidence as (
     select * from {{ ref('int_charge_line_evidence') }}
+    where {{ gpuledger.live_period('period') }}
 ),
 
 correction_pieces as (
+    {#- a Correction's pieces (a view over the ledger): only those of the lines above are
+        joined -#}
     select * from {{ ref('int_correction_line_pieces') }}
 ),
 
