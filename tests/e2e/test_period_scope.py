@@ -356,10 +356,10 @@ def test_late_evidence_for_a_corrected_period_computes_the_period_of_its_correct
     history: dict, tmp_path: Path
 ) -> None:
     """A period that published Corrections of October (November here: its close published
-    none, as 1 November's late sacct changed no October line, so one of its lines is made one
-    in the copy's ledger) is kept while October is. A batch whose evidence lies in October
-    alone touches October, and November is computed with it: what its Corrections' evidence
-    (marts.fact_charge_line_evidence) says is October as recomputed now."""
+    none for this fleet, so one of its lines is made one in the copy's ledger) is kept while
+    October is. A batch whose evidence lies in October alone touches October, and November
+    is computed with it: what its Corrections' evidence (marts.fact_charge_line_evidence)
+    says is October as recomputed now."""
     home = tmp_path / "home"
     shutil.copytree(history["home"], home)
     with duckdb.connect(str(home / "warehouse.duckdb")) as con:
