@@ -376,9 +376,15 @@ def test_late_evidence_for_a_corrected_period_computes_the_period_of_its_correct
               ACCOUNTS[0], "COMPLETED")  # fmt: skip
     late = tmp_path / "sacct-october.txt"
     late.write_text("\n".join([HEADER, *job_lines(run)]) + "\n")
+    # read on 20 October (an older export landed late): its evidence span is October's alone
     _ok(run_cli(home, history["policy"], "ingest", "slurm", "--file", str(late),
-                "--extracted-at", dt.datetime(2026, 12, 3).isoformat()))  # fmt: skip
-    assert period_scope.frozen(home, incremental.manifested_batches(home)) == ()
+                "--extracted-at", dt.datetime(2026, 10, 20).isoformat()))  # fmt: skip
+    batches = incremental.manifested_batches(home)
+    recorded = period_scope._recorded(home, period_scope.fingerprint(home))
+    assert recorded is not None
+    new = [batch for batch in batches if batch not in recorded.batches]
+    assert period_scope._touched(home, new) == {"2026-10"}
+    assert period_scope.frozen(home, batches) == ()
 
 
 def test_a_ledger_write_that_no_refresh_followed_computes_every_period(
